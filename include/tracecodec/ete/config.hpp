@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+// Trace unit configuration: the ID and control register values a decoder needs (D9.1.3),
+// decoded into the fields that change parsing. One configuration type serves both the
+// compile-time form (fixed_config<registers{...}>, every branch folds away) and the run-time
+// form (runtime_config, for tools that read register values from a file).
+#pragma once
+
+#include <cstdint>
+
+#include "error.hpp"
+
+namespace tracecodec::ete {
+
+// Raw register values, as perf hands them to OpenCSD. TRCIDR1 is optional (0 = unknown).
+struct registers {
+  std::uint32_t trcidr0 = 0;
+  std::uint32_t trcidr2 = 0;
+  std::uint32_t trcidr8 = 0;
+  std::uint32_t trcdevarch = 0;
+  std::uint32_t trcconfigr = 0;
+  std::uint32_t trcidr1 = 0;
+  constexpr bool operator==(const registers&) const = default;
+};
+
+namespace detail {
+constexpr std::uint32_t bits(std::uint32_t v, unsigned hi, unsigned lo) noexcept {
+  return (v >> lo) & ((hi - lo == 31) ? 0xffffffffu : ((1u << (hi - lo + 1)) - 1u));
+}
+}  // namespace detail
+
+// The decoded configuration. Field positions: TRCIDR0/2/8, TRCDEVARCH, TRCCONFIGR as in the
+// ETE register descriptions (see ../shared/conformance/ete/README.md for the list).
+struct config {
+  // TRCIDR0
+  bool trcbb = false;        // branch broadcast supported (bit 5)
+  bool trccci = false;       // cycle counting supported (bit 7): Cycle Count packets exist
+  bool retstack = false;     // return stack (bit 9)
+  std::uint8_t numevent = 1; // number of ETEEvents, NUMEVENT+1 (bits [11:10])
+  std::uint8_t qsupp = 0;    // Q element support (bits [16:15]): 0 = no Q packets
+  bool tsmark = false;       // Timestamp Marker packets (bit 23)
+  std::uint8_t tssize = 0;   // timestamp bits: 0, 48 or 64 (bits [28:24])
+  bool commopt = false;      // commit mode (bit 29): changes Cycle Count formats (D9.2.16.2)
+  bool commtrans = false;    // Transaction Start is a P0 element (bit 30)
+  // TRCIDR2
+  std::uint8_t iasize = 64;  // instruction address bits
+  std::uint8_t cidsize = 0;  // context ID bits: 0 or 32
+  std::uint8_t vmidsize = 0; // VMID bits: 0 or 32
+  std::uint8_t ccsize = 12;  // cycle counter bits, 12..20
+  // TRCIDR8
+  std::uint32_t maxspec = 0; // maximum speculation depth
+  // TRCDEVARCH
+  std::uint8_t ete_major = 1;
+  std::uint8_t ete_minor = 0;
+  // TRCCONFIGR enables
+  bool bb = false, cci = false, cid = false, vmid = false, ts = false, rs = false;
+  std::uint8_t qe = 0;
+  bool vmidopt = false;
+
+  constexpr bool operator==(const config&) const = default;
+
+  // Maximum payload bytes of a Timestamp packet's TS field (D5.9): 9 for 64-bit (the last
+  // byte carries 8 bits), 7 for 48-bit (7 x 7 = 49 bits).
+  constexpr std::uint8_t ts_max_bytes() const noexcept { return tssize == 48 ? 7 : 9; }
+  // ETE 1.3 (FEAT_ITE) adds the Instrumentation packet, header 0x09.
+  constexpr bool has_instrumentation() const noexcept {
+    return ete_major > 1 || (ete_major == 1 && ete_minor >= 3);
+  }
+
+  static constexpr config from(const registers& r) noexcept {
+    using detail::bits;
+    config c{};
+    c.trcbb = bits(r.trcidr0, 5, 5);
+    c.trccci = bits(r.trcidr0, 7, 7);
+    c.retstack = bits(r.trcidr0, 9, 9);
+    c.numevent = static_cast<std::uint8_t>(bits(r.trcidr0, 11, 10) + 1);
+    c.qsupp = static_cast<std::uint8_t>(bits(r.trcidr0, 16, 15));
+    c.tsmark = bits(r.trcidr0, 23, 23);
+    const auto tss = bits(r.trcidr0, 28, 24);
+    c.tssize = tss == 0b00110 ? 48 : tss == 0b01000 ? 64 : 0;
+    c.commopt = bits(r.trcidr0, 29, 29);
+    c.commtrans = bits(r.trcidr0, 30, 30);
+    c.iasize = bits(r.trcidr2, 4, 0) == 0b00100 ? 32 : 64;
+    c.cidsize = bits(r.trcidr2, 9, 5) == 0b00100 ? 32 : 0;
+    c.vmidsize = bits(r.trcidr2, 14, 10) == 0b00100 ? 32 : 0;
+    c.ccsize = static_cast<std::uint8_t>(bits(r.trcidr2, 28, 25) + 12);
+    c.maxspec = r.trcidr8;
+    c.ete_major = static_cast<std::uint8_t>(bits(r.trcdevarch, 15, 12) == 5 ? 1 : 0);
+    c.ete_minor = static_cast<std::uint8_t>(bits(r.trcdevarch, 19, 16));
+    c.bb = bits(r.trcconfigr, 3, 3);
+    c.cci = bits(r.trcconfigr, 4, 4);
+    c.cid = bits(r.trcconfigr, 6, 6);
+    c.vmid = bits(r.trcconfigr, 7, 7);
+    c.ts = bits(r.trcconfigr, 11, 11);
+    c.rs = bits(r.trcconfigr, 12, 12);
+    c.qe = static_cast<std::uint8_t>(bits(r.trcconfigr, 14, 13));
+    c.vmidopt = bits(r.trcconfigr, 15, 15);
+    return c;
+  }
+};
+
+// Rejects register values that no ETE trace unit reports (D16: ETE fixes several ETMv4
+// options) and enables that the ID registers say are not implemented (those bits are RES0).
+constexpr error_code validate(const registers& r) noexcept {
+  using detail::bits;
+  // TRCDEVARCH: ARCHITECT = Arm (0x23b), PRESENT = 1, ARCHID = ETE (0x5a13).
+  if (bits(r.trcdevarch, 31, 21) != 0x23b || bits(r.trcdevarch, 20, 20) != 1 ||
+      bits(r.trcdevarch, 15, 0) != 0x5a13)
+    return error_code::invalid_config;
+  const auto tss = bits(r.trcidr0, 28, 24);
+  if (tss != 0 && tss != 0b00110 && tss != 0b01000) return error_code::invalid_config;
+  if (bits(r.trcidr2, 4, 0) != 0b01000) return error_code::invalid_config;  // D16: 64-bit only
+  const auto cid = bits(r.trcidr2, 9, 5), vmid = bits(r.trcidr2, 14, 10);
+  if ((cid != 0 && cid != 0b00100) || (vmid != 0 && vmid != 0b00100))
+    return error_code::invalid_config;  // ETE context fields are 32-bit (D5.55)
+  if (bits(r.trcidr2, 28, 25) > 8) return error_code::invalid_config;  // CCSIZE 12..20 bits
+  const config c = config::from(r);
+  if ((c.cci && !c.trccci) || (c.ts && c.tssize == 0) || (c.qe && !c.qsupp) ||
+      (c.cid && !c.cidsize) || (c.vmid && !c.vmidsize) || (c.bb && !c.trcbb) ||
+      (c.rs && !c.retstack))
+    return error_code::invalid_config;
+  if (c.tsmark && c.tssize == 0) return error_code::invalid_config;
+  return error_code::ok;
+}
+
+// Compile-time configuration: a template argument; invalid values fail to compile.
+template <registers R>
+struct fixed_config {
+  static_assert(validate(R) == error_code::ok, "invalid ETE trace unit configuration");
+  static constexpr bool is_fixed = true;
+  static constexpr registers regs = R;
+  static constexpr config value = config::from(R);
+  static constexpr const config& get() noexcept { return value; }
+  static constexpr error_code status() noexcept { return error_code::ok; }
+};
+
+// Run-time configuration: validated when made; an invalid one makes every decode/encode call
+// report error_code::invalid_config.
+class runtime_config {
+ public:
+  static constexpr bool is_fixed = false;
+  constexpr runtime_config() noexcept : runtime_config(registers{}) {}
+  constexpr explicit runtime_config(const registers& r) noexcept
+      : regs_(r), value_(config::from(r)), status_(validate(r)) {}
+  constexpr const config& get() const noexcept { return value_; }
+  constexpr error_code status() const noexcept { return status_; }
+  constexpr const registers& regs() const noexcept { return regs_; }
+
+ private:
+  registers regs_;
+  config value_;
+  error_code status_;
+};
+
+// Register sets of real trace units, for tests, examples and compile-time presets.
+namespace presets {
+// Arm FVP ETE 1.0 as in most of the conformance corpus: COMMOPT 1, MAXSPEC 0, cycle counting,
+// Q support, 64-bit timestamps, 32-bit CID/VMID.
+inline constexpr registers ete_1_0{0x2801cea1, 0xd0001088, 0x0, 0x47705a13, 0x1, 0x4100fff0};
+// ETE 1.1 with Timestamp Marker packets.
+inline constexpr registers ete_1_1_tsmark{0x2881cea1, 0xd0001088, 0x0, 0x47715a13, 0x8801,
+                                          0x4100fff0};
+// ETE 1.3 (Instrumentation packets), COMMOPT 0, MAXSPEC 15.
+inline constexpr registers ete_1_3_spec{0x0881cea1, 0xd0001088, 0xf, 0x47735a13, 0x1, 0x4100fff0};
+// COMMOPT 0, MAXSPEC 255, COMMTRANS 1, no Q, 48-bit timestamps, no CID/VMID.
+inline constexpr registers ete_spec255{0x46000aa1, 0xd0000008, 0xff, 0x47705a13, 0x1, 0x4100fff0};
+}  // namespace presets
+
+}  // namespace tracecodec::ete

@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: Apache-2.0
+// Streaming ETE packet decoder (D9.2 stage 1): bytes in any chunking -> fully resolved packets.
+// Zero allocation, no exceptions; errors are values with the offset of the offending packet.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "config.hpp"
+#include "error.hpp"
+#include "fields.hpp"
+#include "header_table.hpp"
+#include "packet.hpp"
+#include "state.hpp"
+
+namespace tracecodec::ete {
+
+enum class decode_status : std::uint8_t {
+  packet,      // `out` holds the next packet
+  error,       // diagnostic() says what and where; decoding resumes at the next A-Sync
+  need_input,  // feed() the next chunk (or finish())
+  end,         // finish() was called and everything is reported
+};
+
+struct decoder_stats {
+  std::uint64_t packets = 0;
+  std::uint64_t errors = 0;
+  std::uint64_t bytes_skipped = 0;  // bytes not part of any packet (before/after sync loss)
+};
+
+// Largest packet other than A-Sync: Exception 64-bit with context, CID and VMID (20 bytes).
+inline constexpr unsigned max_packet_size = 20;
+
+template <class Config = runtime_config>
+class decoder {
+ public:
+  template <class C = Config, class = std::enable_if_t<C::is_fixed>>
+  constexpr decoder() noexcept {}
+  constexpr explicit decoder(const runtime_config& c) noexcept : cfg_(c) { init_table(); }
+  constexpr explicit decoder(const registers& r) noexcept : cfg_(r) { init_table(); }
+
+  constexpr const config& cfg() const noexcept { return cfg_.get(); }
+  constexpr const stream_state& state() const noexcept { return st_; }
+  constexpr const decoder_stats& stats() const noexcept { return stats_; }
+  constexpr const diagnostic& last_diagnostic() const noexcept { return diag_; }
+
+  // Starts a new trace session: unsynchronized, offset 0, state reset.
+  constexpr void reset() noexcept {
+    const auto keep_cfg = cfg_;
+    *this = decoder(nullptr_tag{}, keep_cfg);
+  }
+
+  // Hands the decoder the next chunk. The previous chunk must have been consumed
+  // (next() returned need_input). The bytes must stay valid until then.
+  constexpr void feed(const std::uint8_t* data, std::size_t size) noexcept {
+    cur_ = data;
+    end_ = data + size;
+  }
+  template <class Bytes>
+  constexpr auto feed(const Bytes& bytes) noexcept -> decltype(bytes.data(), bytes.size(), void()) {
+    feed(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  }
+  // No more input follows: a partial packet left over is reported as truncated.
+  constexpr void finish() noexcept { finished_ = true; }
+
+  // Decodes the next packet of the input fed so far.
+  constexpr decode_status next(packet& out) noexcept {
+    if (cfg_.status() != error_code::ok) {
+      if (config_reported_) return finished_ ? decode_status::end : drain();
+      config_reported_ = true;
+      return report({cfg_.status(), 0, 0});
+    }
+    if (has_pending_) {
+      has_pending_ = false;
+      out = pending_;
+      ++stats_.packets;
+      return decode_status::packet;
+    }
+    for (;;) {
+      if (scanning_) {
+        const decode_status s = scan(out);
+        if (s == decode_status::need_input) return at_end_of_input();
+        return s;
+      }
+      if (buf_len_ == 0) {
+        const std::size_t avail = static_cast<std::size_t>(end_ - cur_);
+        if (avail == 0) return at_end_of_input();
+        const std::uint64_t off = pos_;
+        const parse_result r = avail >= 32 ? parse<false>(cur_, end_, off, out)
+                                           : parse<true>(cur_, end_, off, out);
+        switch (r.status) {
+          case parse_status::ok:
+            advance(r.size);
+            ++stats_.packets;
+            return decode_status::packet;
+          case parse_status::need_more:  // keep the partial packet for the next chunk
+            if (avail >= 32) return fail(error_code::malformed_payload, off);  // unreachable
+            for (std::size_t i = 0; i < avail; ++i) buf_[i] = cur_[i];
+            buf_len_ = static_cast<std::uint8_t>(avail);
+            buf_off_ = pos_;
+            advance(avail);
+            return at_end_of_input();
+          case parse_status::async_run:
+            begin_async_run(off, r.size);
+            advance(r.size);
+            continue;
+          case parse_status::error:
+            advance(1);  // resume the A-Sync search at the byte after the header
+            return fail(r.error, off);
+        }
+      } else {
+        // A packet split across chunks: complete it in the carry buffer.
+        const unsigned old = buf_len_;
+        const std::size_t avail = static_cast<std::size_t>(end_ - cur_);
+        const unsigned take = static_cast<unsigned>(avail < 32 - old ? avail : 32 - old);
+        for (unsigned i = 0; i < take; ++i) buf_[old + i] = cur_[i];
+        const parse_result r = parse<true>(buf_, buf_ + old + take, buf_off_, out);
+        switch (r.status) {
+          case parse_status::ok:
+          case parse_status::async_run:
+            if (r.size >= old) {
+              advance(r.size - old);
+              buf_len_ = 0;
+            } else {
+              drop_front(r.size);
+            }
+            if (r.status == parse_status::async_run) {
+              begin_async_run(out.offset, r.size);
+              continue;
+            }
+            ++stats_.packets;
+            return decode_status::packet;
+          case parse_status::need_more:
+            advance(take);
+            buf_len_ = static_cast<std::uint8_t>(old + take);
+            if (cur_ == end_) return at_end_of_input();
+            {  // 32 bytes always hold a whole packet: unreachable, but never loop
+              const std::uint64_t off = buf_off_;
+              drop_front(1);
+              return fail(error_code::malformed_payload, off);
+            }
+          case parse_status::error: {
+            const std::uint64_t off = buf_off_;
+            drop_front(1);  // rescan the carried bytes after the header for an A-Sync
+            return fail(r.error, off);
+          }
+        }
+      }
+    }
+  }
+
+  // Convenience: decodes a whole buffer as one session, calling on_packet(const packet&) and
+  // on_error(const diagnostic&).
+  template <class OnPacket, class OnError>
+  constexpr void decode(const std::uint8_t* data, std::size_t size, OnPacket&& on_packet,
+                        OnError&& on_error) noexcept {
+    feed(data, size);
+    finish();
+    packet p{};
+    for (;;) {
+      const decode_status s = next(p);
+      if (s == decode_status::packet)
+        on_packet(static_cast<const packet&>(p));
+      else if (s == decode_status::error)
+        on_error(static_cast<const diagnostic&>(diag_));
+      else
+        return;
+    }
+  }
+
+ private:
+  struct nullptr_tag {};
+  constexpr decoder(nullptr_tag, const Config& c) noexcept : cfg_(c) { init_table(); }
+
+  enum class parse_status : std::uint8_t { ok, need_more, error, async_run };
+  struct parse_result {
+    parse_status status;
+    error_code error;
+    std::uint32_t size;
+  };
+  static constexpr parse_result ok(std::uint32_t n) noexcept { return {parse_status::ok, error_code::ok, n}; }
+  static constexpr parse_result need_more() noexcept {
+    return {parse_status::need_more, error_code::ok, 0};
+  }
+  static constexpr parse_result bad(error_code e) noexcept { return {parse_status::error, e, 0}; }
+
+  struct empty_table {};
+  using table_storage = std::conditional_t<Config::is_fixed, empty_table, header_table>;
+
+  constexpr void init_table() noexcept {
+    if constexpr (!Config::is_fixed) table_ = make_header_table(cfg_.get());
+  }
+  constexpr const header_table& table() const noexcept {
+    if constexpr (Config::is_fixed)
+      return header_table_for<Config>;
+    else
+      return table_;
+  }
+
+  constexpr void advance(std::size_t n) noexcept {
+    cur_ += n;
+    pos_ += n;
+  }
+  constexpr void drop_front(unsigned n) noexcept {
+    for (unsigned i = n; i < buf_len_; ++i) buf_[i - n] = buf_[i];
+    buf_len_ = static_cast<std::uint8_t>(buf_len_ - n);
+    buf_off_ += n;
+  }
+  constexpr decode_status report(const diagnostic& d) noexcept {
+    diag_ = d;
+    ++stats_.errors;
+    return decode_status::error;
+  }
+  constexpr decode_status drain() noexcept {
+    cur_ = end_;
+    return decode_status::need_input;
+  }
+  // An error: report it, lose synchronization, look for the next A-Sync.
+  constexpr decode_status fail(error_code e, std::uint64_t off) noexcept {
+    scan_from_ = off;
+    scanning_ = true;
+    expect_async_ = false;
+    zeros_ = 0;
+    return report({e, off, 0});
+  }
+  constexpr void begin_async_run(std::uint64_t off, std::uint32_t zeros) noexcept {
+    scanning_ = true;
+    expect_async_ = true;
+    zeros_ = zeros;
+    run_start_ = off;
+  }
+
+  constexpr decode_status at_end_of_input() noexcept {
+    if (!finished_) return decode_status::need_input;
+    if (buf_len_ != 0) {  // a packet cut short by the end of the trace
+      const std::uint64_t off = buf_off_;
+      stats_.bytes_skipped += buf_len_;
+      buf_len_ = 0;
+      scanning_ = true;
+      expect_async_ = false;
+      zeros_ = 0;
+      return report({error_code::truncated_packet, off, 0});
+    }
+    if (scanning_ && expect_async_) {
+      expect_async_ = false;
+      zeros_ = 0;
+      return report({error_code::truncated_packet, run_start_, 0});
+    }
+    if (!synced_once_ && !skip_reported_ && pos_ != 0) {  // no A-Sync in the whole input
+      skip_reported_ = true;
+      stats_.bytes_skipped += pos_;
+      return report({error_code::unsynchronized, 0, pos_});
+    }
+    return decode_status::end;
+  }
+
+  // Byte-level A-Sync search (D5.4: 11+ zero bytes then 0x80), over carried bytes then input.
+  // With expect_async_ the run began at a packet boundary, and anything else is bad_async.
+  constexpr decode_status scan(packet& out) noexcept {
+    for (;;) {
+      std::uint8_t b;
+      std::uint64_t off;
+      if (buf_len_ != 0) {
+        b = buf_[0];
+        off = buf_off_;
+        drop_front(1);
+      } else if (cur_ != end_) {
+        b = *cur_;
+        off = pos_;
+        advance(1);
+      } else {
+        return decode_status::need_input;
+      }
+      if (b == 0) {
+        if (zeros_ == 0) run_start_ = off;
+        ++zeros_;
+        continue;
+      }
+      if (b == 0x80 && zeros_ >= 11) {
+        scanning_ = false;
+        const std::uint64_t skipped_before = run_start_ - scan_from_;
+        out = packet{};
+        out.kind = packet_kind::async;
+        out.offset = run_start_;
+        out.size = static_cast<std::uint32_t>(zeros_ + 1);
+        zeros_ = 0;
+        if (!expect_async_) stats_.bytes_skipped += skipped_before;
+        const bool first = !synced_once_;
+        synced_once_ = true;
+        scan_from_ = off + 1;
+        if (first && !expect_async_ && skipped_before != 0) {
+          skip_reported_ = true;
+          pending_ = out;
+          has_pending_ = true;
+          return report({error_code::unsynchronized, 0, skipped_before});
+        }
+        ++stats_.packets;
+        return decode_status::packet;
+      }
+      if (expect_async_) {  // D9.2.3.1: a run of zeros must end in 0x80
+        expect_async_ = false;
+        zeros_ = 0;
+        scan_from_ = run_start_;
+        return report({error_code::bad_async, run_start_, 0});
+      }
+      zeros_ = 0;
+    }
+  }
+
+  // Parses one packet whose header is at p. Checked=false promises 32 readable bytes, so the
+  // fixed-size reads skip their bounds checks. State is only changed once the packet is whole.
+  template <bool Checked>
+  constexpr parse_result parse(const std::uint8_t* p, const std::uint8_t* end,
+                               std::uint64_t offset, packet& out) noexcept {
+    const std::uint8_t h = p[0];
+    const header_entry& e = table()[h];
+    const config& c = cfg();
+    out = packet{};
+    out.offset = offset;
+    out.kind = e.kind;
+    out.atoms = e.atoms;
+    out.atom_count = e.atom_count;
+    out.flags = e.flags;
+    out.ignored_bits = e.ignored;
+
+#define TRACECODEC_NEED(n)                                  \
+  do {                                                      \
+    if constexpr (Checked) {                                \
+      if (end - q < static_cast<std::ptrdiff_t>(n)) return need_more(); \
+    }                                                       \
+  } while (0)
+
+    const std::uint8_t* q = p + 1;
+    switch (e.op) {
+      case payload_op::none:
+        switch (e.kind) {
+          case packet_kind::cycle_count_f3_0:
+          case packet_kind::cycle_count_f3_1:
+            out.count = e.count;
+            out.cycles = st_.cc_threshold + e.aux;
+            break;
+          case packet_kind::cancel_f2:
+          case packet_kind::cancel_f3: out.count = e.count; break;
+          case packet_kind::event: out.events = e.aux; break;
+          default: break;
+        }
+        out.size = 1;
+        return ok(1);
+
+      case payload_op::reserved: return bad(error_code::reserved_header);
+
+      case payload_op::extension: {
+        if (end - q < 1) return need_more();
+        const std::uint8_t x = q[0];
+        if (x == 0x03) {
+          out.kind = packet_kind::discard;
+        } else if (x == 0x05) {
+          out.kind = packet_kind::overflow;
+        } else if (x == 0x00) {
+          // A-Sync: zeros up to a 0x80. The run may be longer than any buffer, so an
+          // unterminated run is handed to the byte scanner.
+          const std::uint8_t* z = q;
+          while (z != end && *z == 0) ++z;
+          const auto zeros = static_cast<std::uint32_t>(z - p);
+          if (z == end) return {parse_status::async_run, error_code::ok, zeros};
+          if (*z != 0x80 || zeros < 11) return bad(error_code::bad_async);
+          out.kind = packet_kind::async;
+          out.size = zeros + 1;
+          return ok(zeros + 1);
+        } else {
+          return bad(error_code::malformed_payload);
+        }
+        out.size = 2;
+        return ok(2);
+      }
+
+      case payload_op::trace_info: {
+        TRACECODEC_NEED(1);
+        const std::uint8_t plctl = *q++;
+        std::uint8_t info = 0;
+        std::uint64_t spec = 0, cyct = 0;
+        std::uint8_t len1 = 0, len2 = 0;
+        if (plctl & 1u) {
+          TRACECODEC_NEED(1);
+          info = *q++;
+        }
+        if (plctl & 4u) {
+          const auto s = detail::read_leb(q, end, detail::leb32, spec, len1);
+          if (s != detail::read_status::ok) return leb_fail(s);
+        }
+        if (plctl & 8u) {
+          const auto s = detail::read_leb(q, end, detail::leb_cyct, cyct, len2);
+          if (s != detail::read_status::ok) return leb_fail(s);
+        }
+        out.plctl = plctl;
+        out.info = info;
+        out.count = static_cast<std::uint32_t>(spec);
+        out.cycles = static_cast<std::uint32_t>(cyct);
+        out.len1 = len1;
+        out.len2 = len2;
+        st_.trace_info(info & 1u, static_cast<std::uint32_t>(cyct));
+        return finish_packet(out, p, q);
+      }
+
+      case payload_op::timestamp: {
+        std::uint64_t ts = 0, count = 0;
+        std::uint8_t len1 = 0, len2 = 0;
+        const detail::leb_field tsf = detail::leb_ts(c.ts_max_bytes());
+        auto s = detail::read_leb(q, end, tsf, ts, len1);
+        if (s != detail::read_status::ok) return leb_fail(s);
+        if (h & 1u) {
+          s = detail::read_leb(q, end, detail::leb_count, count, len2);
+          if (s != detail::read_status::ok) return leb_fail(s);
+        }
+        const std::uint64_t mask = detail::leb_mask(len1);
+        st_.timestamp = (st_.timestamp & ~mask) | (ts & mask);
+        out.timestamp = st_.timestamp;
+        out.cycles = static_cast<std::uint32_t>(count);
+        out.len1 = len1;
+        out.len2 = len2;
+        return finish_packet(out, p, q);
+      }
+
+      case payload_op::cycle_count_f1: {
+        std::uint64_t commit = 0, count = 0;
+        std::uint8_t len1 = 0, len2 = 0;
+        if (!c.commopt) {
+          const auto s = detail::read_leb(q, end, detail::leb32, commit, len1);
+          if (s != detail::read_status::ok) return leb_fail(s);
+        }
+        if (h == 0x0e) {
+          const auto s = detail::read_leb(q, end, detail::leb_count, count, len2);
+          if (s != detail::read_status::ok) return leb_fail(s);
+          out.cycles = static_cast<std::uint32_t>(count) + st_.cc_threshold;
+        } else {
+          out.flags |= packet_flag::cycles_unknown;
+        }
+        out.count = static_cast<std::uint32_t>(commit);
+        out.len1 = len1;
+        out.len2 = len2;
+        return finish_packet(out, p, q);
+      }
+
+      case payload_op::cycle_count_f2: {
+        TRACECODEC_NEED(1);
+        const std::uint8_t b = *q++;
+        const unsigned aaaa = b >> 4, bbbb = b & 0xfu;
+        if (c.commopt) {
+          out.ignored_bits = static_cast<std::uint8_t>(out.ignored_bits | (aaaa ^ 0xfu));
+        } else if (h == 0x0c) {
+          out.count = aaaa + 1;  // D9.2.16.5, F = 0
+        } else {
+          const std::int64_t n = static_cast<std::int64_t>(c.maxspec) + aaaa - 15;
+          if (n <= 0) return bad(error_code::malformed_payload);  // D5.31: must be > 0
+          out.count = static_cast<std::uint32_t>(n);
+        }
+        out.cycles = st_.cc_threshold + bbbb;
+        return finish_packet(out, p, q);
+      }
+
+      case payload_op::leb_count: {
+        std::uint64_t n = 0;
+        std::uint8_t len = 0;
+        const auto s = detail::read_leb(q, end, detail::leb32, n, len);
+        if (s != detail::read_status::ok) return leb_fail(s);
+        if (e.kind == packet_kind::cancel_f1 && n == 0)
+          return bad(error_code::malformed_payload);  // D5.36: CANCEL 0 is reserved
+        out.count = static_cast<std::uint32_t>(n);
+        out.len1 = len;
+        return finish_packet(out, p, q);
+      }
+
+      case payload_op::context: {
+        context ctx = st_.ctx;
+        const parse_result r = read_context<Checked>(q, end, ctx, out.flags);
+        if (r.status != parse_status::ok) return r;
+        st_.ctx = ctx;
+        out.ctx = ctx;
+        return finish_packet(out, p, q);
+      }
+
+      case payload_op::addr_exact:
+      case payload_op::addr_short:
+      case payload_op::addr_32:
+      case payload_op::addr_64:
+      case payload_op::addr_ctx_32:
+      case payload_op::addr_ctx_64:
+      case payload_op::q_exact:
+      case payload_op::q_short:
+      case payload_op::q_32: {
+        address_entry a{};
+        const parse_result r = read_address<Checked>(e.op, e.aux, q, end, a, out);
+        if (r.status != parse_status::ok) return r;
+        context ctx = st_.ctx;
+        if (e.op == payload_op::addr_ctx_32 || e.op == payload_op::addr_ctx_64) {
+          const parse_result rc = read_context<Checked>(q, end, ctx, out.flags);
+          if (rc.status != parse_status::ok) return rc;
+          out.ctx = ctx;
+        }
+        if (e.op == payload_op::q_exact || e.op == payload_op::q_short || e.op == payload_op::q_32) {
+          std::uint64_t n = 0;
+          std::uint8_t len = 0;
+          const auto s = detail::read_leb(q, end, detail::leb32, n, len);
+          if (s != detail::read_status::ok) return leb_fail(s);
+          out.count = static_cast<std::uint32_t>(n);
+          out.len1 = len;
+        }
+        st_.ctx = ctx;
+        st_.history.add(a.address, a.sub_isa);
+        out.address = a.address;
+        out.sub_isa = a.sub_isa;
+        return finish_packet(out, p, q);
+      }
+
+      case payload_op::q_count: {
+        std::uint64_t n = 0;
+        std::uint8_t len = 0;
+        const auto s = detail::read_leb(q, end, detail::leb32, n, len);
+        if (s != detail::read_status::ok) return leb_fail(s);
+        out.count = static_cast<std::uint32_t>(n);
+        out.len1 = len;
+        return finish_packet(out, p, q);
+      }
+
+      case payload_op::exception: {
+        TRACECODEC_NEED(2);
+        const std::uint8_t info = q[0], ah = q[1];
+        // D9.2.13.1: E = payload<6>:payload<0>, TYPE = payload<5:1>. Bit 7 is 0 in every ETE
+        // layout (ETMv4's second exception byte does not exist in ETE).
+        const unsigned ebits = (info & 1u) | ((info >> 5) & 2u);
+        if ((info & 0x80u) || (ebits != 1 && ebits != 2)) return bad(error_code::malformed_payload);
+        out.e = static_cast<std::uint8_t>(ebits);
+        out.exception_type = static_cast<std::uint8_t>((info >> 1) & 0x1fu);
+        q += 2;
+        if (ah == 0x70) {  // unknown address: PE Reset, Transaction Failure (D5.24, D5.25)
+          out.kind = out.exception_type == 0x00   ? packet_kind::pe_reset
+                     : out.exception_type == 0x18 ? packet_kind::transaction_failure
+                                                  : packet_kind::exception_unknown_address;
+          st_.history.add(0, isa::is0);  // D9.2.18.5 UnknownAddressHistoryBuffer()
+          return finish_packet(out, p, q);
+        }
+        const header_entry& ae = table()[ah];
+        packet_kind kind;
+        switch (ah) {
+          case 0x90: case 0x91: case 0x92: kind = packet_kind::exception_exact; break;
+          case 0x95: kind = packet_kind::exception_short_is0; break;
+          case 0x96: kind = packet_kind::exception_short_is1; break;
+          case 0x9a: kind = packet_kind::exception_32_is0; break;
+          case 0x9b: kind = packet_kind::exception_32_is1; break;
+          case 0x9d: kind = packet_kind::exception_64_is0; break;
+          case 0x9e: kind = packet_kind::exception_64_is1; break;
+          case 0x82: kind = packet_kind::exception_ctx_32_is0; break;
+          case 0x83: kind = packet_kind::exception_ctx_32_is1; break;
+          case 0x85: kind = packet_kind::exception_ctx_64_is0; break;
+          case 0x86: kind = packet_kind::exception_ctx_64_is1; break;
+          default: return bad(error_code::malformed_payload);
+        }
+        out.kind = kind;
+        address_entry a{};
+        const parse_result r = read_address<Checked>(ae.op, ae.aux, q, end, a, out);
+        if (r.status != parse_status::ok) return r;
+        context ctx = st_.ctx;
+        if (ae.op == payload_op::addr_ctx_32 || ae.op == payload_op::addr_ctx_64) {
+          const parse_result rc = read_context<Checked>(q, end, ctx, out.flags);
+          if (rc.status != parse_status::ok) return rc;
+          out.ctx = ctx;
+        }
+        st_.ctx = ctx;
+        st_.history.add(a.address, a.sub_isa);
+        out.address = a.address;
+        out.sub_isa = a.sub_isa;
+        return finish_packet(out, p, q);
+      }
+
+      case payload_op::instrumentation: {
+        TRACECODEC_NEED(9);
+        out.info = q[0];
+        out.address = detail::load_le(q + 1, 8);
+        q += 9;
+        return finish_packet(out, p, q);
+      }
+    }
+    return bad(error_code::reserved_header);
+  }
+
+  static constexpr parse_result leb_fail(detail::read_status s) noexcept {
+    return s == detail::read_status::need_more ? need_more() : bad(error_code::overlong_field);
+  }
+  static constexpr parse_result finish_packet(packet& out, const std::uint8_t* p,
+                                              const std::uint8_t* q) noexcept {
+    out.size = static_cast<std::uint32_t>(q - p);
+    return ok(out.size);
+  }
+
+  // Reads an address payload of the given op (D9.2.14). Does not touch the history.
+  template <bool Checked>
+  constexpr parse_result read_address(payload_op op, std::uint8_t aux, const std::uint8_t*& q,
+                                      const std::uint8_t* end, address_entry& a,
+                                      packet& out) const noexcept {
+    const address_entry& last = st_.history.entry[0];
+    switch (op) {
+      case payload_op::addr_exact:
+      case payload_op::q_exact:
+        a = st_.history.entry[aux];
+        out.index = aux;
+        return ok(0);
+      case payload_op::addr_short:
+      case payload_op::q_short: {
+        TRACECODEC_NEED(1);
+        const isa s = static_cast<isa>(aux);
+        const std::uint8_t b0 = q[0];
+        unsigned bytes = 1;
+        std::uint64_t v = static_cast<std::uint64_t>(b0 & 0x7fu) << (s == isa::is0 ? 2 : 1);
+        if (b0 & 0x80u) {
+          TRACECODEC_NEED(2);
+          v |= static_cast<std::uint64_t>(q[1]) << (s == isa::is0 ? 9 : 8);
+          bytes = 2;
+        }
+        const std::uint64_t mask = detail::short_address_mask(s, bytes);
+        a = {(last.address & ~mask) | v, s};
+        out.addr_bytes = static_cast<std::uint8_t>(bytes);
+        q += bytes;
+        return ok(0);
+      }
+      case payload_op::addr_32:
+      case payload_op::addr_ctx_32:
+      case payload_op::q_32: {
+        TRACECODEC_NEED(4);
+        const isa s = static_cast<isa>(aux);
+        const std::uint64_t v = detail::read_long_address(q, s, false);
+        a = {(last.address & ~std::uint64_t{0xffffffffu}) | v, s};  // address<63:32> unchanged
+        q += 4;
+        return ok(0);
+      }
+      case payload_op::addr_64:
+      case payload_op::addr_ctx_64: {
+        TRACECODEC_NEED(8);
+        const isa s = static_cast<isa>(aux);
+        a = {detail::read_long_address(q, s, true), s};
+        q += 8;
+        return ok(0);
+      }
+      default: return bad(error_code::malformed_payload);
+    }
+  }
+
+  // ContextBytes (D9.2.14.9): EL, NSE (RME), SF, NS, then VMID and CONTEXTID when V and C say.
+  template <bool Checked>
+  constexpr parse_result read_context(const std::uint8_t*& q, const std::uint8_t* end,
+                                      context& ctx, std::uint8_t& flags) const noexcept {
+    TRACECODEC_NEED(1);
+    const std::uint8_t b = q[0];
+    const bool v = (b >> 6) & 1u, cid = (b >> 7) & 1u;
+    const unsigned n = 1u + (v ? 4u : 0u) + (cid ? 4u : 0u);
+    TRACECODEC_NEED(n);
+    if ((v && cfg().vmidsize == 0) || (cid && cfg().cidsize == 0))
+      return bad(error_code::config_mismatch);
+    ctx.el = b & 3u;
+    ctx.nse = (b >> 3) & 1u;
+    ctx.sf = (b >> 4) & 1u;
+    ctx.ns = (b >> 5) & 1u;
+    const std::uint8_t* r = q + 1;
+    if (v) {
+      ctx.vmid = static_cast<std::uint32_t>(detail::load_le(r, 4));
+      r += 4;
+      flags |= packet_flag::has_vmid;
+    }
+    if (cid) {
+      ctx.context_id = static_cast<std::uint32_t>(detail::load_le(r, 4));
+      r += 4;
+      flags |= packet_flag::has_context_id;
+    }
+    q = r;
+    return ok(0);
+  }
+#undef TRACECODEC_NEED
+
+  [[no_unique_address]] Config cfg_{};
+  [[no_unique_address]] table_storage table_{};
+  stream_state st_{};
+  decoder_stats stats_{};
+  diagnostic diag_{};
+  packet pending_{};
+  const std::uint8_t* cur_ = nullptr;
+  const std::uint8_t* end_ = nullptr;
+  std::uint64_t pos_ = 0;        // stream offset of cur_
+  std::uint64_t buf_off_ = 0;    // stream offset of buf_[0]
+  std::uint64_t run_start_ = 0;  // offset of the current zero run
+  std::uint64_t scan_from_ = 0;  // where the current unsynchronized stretch began
+  std::uint32_t zeros_ = 0;
+  std::uint8_t buf_[32 + 32]{};
+  std::uint8_t buf_len_ = 0;
+  bool scanning_ = true;  // starts unsynchronized: skip to the first A-Sync
+  bool expect_async_ = false;
+  bool synced_once_ = false;
+  bool skip_reported_ = false;
+  bool has_pending_ = false;
+  bool finished_ = false;
+  bool config_reported_ = false;
+};
+
+}  // namespace tracecodec::ete

@@ -1,0 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
+// Umbrella header: every freestanding codec of tracecodec.
+#pragma once
+
+#include "ete/config.hpp"
+#include "ete/decoder.hpp"
+#include "ete/encoder.hpp"
+#include "ete/error.hpp"
+#include "ete/header_table.hpp"
+#include "ete/packet.hpp"
+#include "ete/state.hpp"

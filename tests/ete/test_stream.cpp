@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: Apache-2.0
+// Streaming behaviour: chunking at any byte, synchronization, recovery after errors.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "common.hpp"
+
+using namespace test;
+
+namespace {
+const registers regs{0x2801cea1, 0xd0001088, 0, 0x47705a13, 0x1, 0};
+
+std::vector<std::uint8_t> async12() {
+  std::vector<std::uint8_t> v(11, 0);
+  v.push_back(0x80);
+  return v;
+}
+
+std::vector<std::uint8_t> sample() {
+  std::vector<std::uint8_t> v = async12();
+  const std::uint8_t rest[] = {
+      0x01, 0x00,                                      // Trace Info
+      0x04,                                            // Trace On
+      0x85, 0x00, 0x02, 0x10, 0x08, 0x00, 0x80, 0xff, 0xff, 0x31,  // Address+ctx 64 IS0
+      0xf7, 0xfd, 0xc2,                                // atoms
+      0x95, 0xa5, 0x01,                                // short address, 2 bytes
+      0x02, 0xd7, 0xdf, 0x01,                          // Timestamp
+      0x06, 0x1d, 0x9a, 0x10, 0x20, 0x30, 0x00,        // Exception IRQ 32-bit IS0
+      0x81, 0xf1, 1, 0, 0, 0, 2, 0, 0, 0,              // Context with VMID and CID
+      0xaa, 0x34, 0x3f, 0x06, 0x00, 0x83, 0x01,        // Q 32-bit IS0 + 2-byte count
+      0x0e, 0x21,                                      // Cycle Count format 1_1
+  };
+  v.insert(v.end(), std::begin(rest), std::end(rest));
+  return v;
+}
+}  // namespace
+
+TEST_CASE("a packet split at any byte decodes identically") {
+  std::vector<std::uint8_t> bytes;
+  for (int i = 0; i < 3; ++i) {
+    const auto s = sample();
+    bytes.insert(bytes.end(), s.begin(), s.end());
+  }
+  const decoded whole = decode_all(regs, bytes);
+  REQUIRE(whole.errors.empty());
+  REQUIRE(whole.packets.size() == 3 * 13);
+  for (std::size_t a = 0; a <= bytes.size(); ++a) {
+    CAPTURE(a);
+    const decoded split = decode_chunked(regs, bytes, {a});
+    CHECK(split.errors.empty());
+    CHECK(split.packets == whole.packets);
+  }
+  // Byte-by-byte feeding and random multi-way splits.
+  std::vector<std::size_t> every;
+  for (std::size_t i = 1; i < bytes.size(); ++i) every.push_back(i);
+  CHECK(decode_chunked(regs, bytes, every).packets == whole.packets);
+  std::mt19937 rng(7);
+  for (int t = 0; t < 200; ++t) {
+    std::vector<std::size_t> cuts;
+    std::size_t at = 0;
+    while (true) {
+      at += 1 + rng() % 9;
+      if (at >= bytes.size()) break;
+      cuts.push_back(at);
+    }
+    CHECK(decode_chunked(regs, bytes, cuts).packets == whole.packets);
+  }
+}
+
+TEST_CASE("bytes before the first A-Sync are skipped and reported once") {
+  std::vector<std::uint8_t> bytes = {0x12, 0x00, 0x80, 0xff, 0x00, 0x00, 0x9d};
+  const auto s = sample();
+  bytes.insert(bytes.end(), s.begin(), s.end());
+  const decoded d = decode_all(regs, bytes);
+  REQUIRE(d.errors.size() == 1);
+  CHECK(d.errors[0].code == error_code::unsynchronized);
+  CHECK(d.errors[0].offset == 0);
+  CHECK(d.errors[0].length == 7);
+  REQUIRE(d.packets.size() == 13);
+  CHECK(d.packets[0].kind == packet_kind::async);
+  CHECK(d.packets[0].offset == 7);
+  // Same when fed one byte at a time.
+  std::vector<std::size_t> every;
+  for (std::size_t i = 1; i < bytes.size(); ++i) every.push_back(i);
+  const decoded c = decode_chunked(regs, bytes, every);
+  CHECK(c.errors == d.errors);
+  CHECK(c.packets == d.packets);
+}
+
+TEST_CASE("input without any A-Sync: everything skipped, one notice, no packets") {
+  const std::vector<std::uint8_t> bytes = {0xf7, 0xf7, 0x00, 0x00, 0x04};
+  const decoded d = decode_all(regs, bytes);
+  REQUIRE(d.errors.size() == 1);
+  CHECK(d.errors[0].code == error_code::unsynchronized);
+  CHECK(d.errors[0].length == 5);
+  CHECK(d.packets.empty());
+}
+
+TEST_CASE("a long A-Sync run across chunks is one packet; a short one is bad_async") {
+  std::vector<std::uint8_t> bytes = async12();
+  bytes.insert(bytes.end(), {0x04});
+  bytes.insert(bytes.end(), 100, 0x00);
+  bytes.push_back(0x80);
+  bytes.push_back(0x04);
+  const decoded d = decode_chunked(regs, bytes, {20, 50, 90});
+  REQUIRE(d.errors.empty());
+  REQUIRE(d.packets.size() == 4);
+  CHECK(d.packets[2].kind == packet_kind::async);
+  CHECK(d.packets[2].offset == 13);
+  CHECK(d.packets[2].size == 101);
+  // Encoding it reproduces the long run.
+  CHECK(encode_all(regs, d.packets) == bytes);
+
+  std::vector<std::uint8_t> bad = async12();
+  bad.insert(bad.end(), {0x00, 0x00, 0x00, 0x80, 0x04});  // only 3 zeros: not an A-Sync
+  bad.insert(bad.end(), {0x00, 0x00, 0x07});              // zeros ending in a reserved byte
+  const auto tail = async12();
+  bad.insert(bad.end(), tail.begin(), tail.end());
+  bad.push_back(0x04);
+  const decoded b = decode_all(regs, bad);
+  REQUIRE(b.errors.size() == 1);  // the second run is skipped while unsynchronized
+  CHECK(b.errors[0].code == error_code::bad_async);
+  CHECK(b.errors[0].offset == 12);
+  REQUIRE(b.packets.size() == 3);
+  CHECK(b.packets[1].offset == 12 + 8);
+  CHECK(b.packets[2].kind == packet_kind::trace_on);
+}
+
+TEST_CASE("after an error the decoder resumes at the next A-Sync and loses nothing after it") {
+  const auto clean = sample();
+  const decoded ref = decode_all(regs, clean);
+  // Corrupt: a reserved header right after the first packets, then the clean trace again.
+  std::vector<std::uint8_t> bytes = clean;
+  bytes.insert(bytes.begin() + 15, 0x07);  // reserved in every configuration
+  bytes.insert(bytes.end(), clean.begin(), clean.end());
+  const decoded d = decode_all(regs, bytes);
+  REQUIRE(d.errors.size() >= 1);
+  CHECK(d.errors[0].code == error_code::reserved_header);
+  CHECK(d.errors[0].offset == 15);
+  // Everything from the second A-Sync on equals the clean decode, offsets shifted.
+  REQUIRE(d.packets.size() >= ref.packets.size());
+  const std::size_t base = clean.size() + 1;
+  std::size_t k = 0;
+  while (k < d.packets.size() && d.packets[k].offset != base) ++k;
+  REQUIRE(d.packets.size() - k == ref.packets.size());
+  for (std::size_t i = 0; i < ref.packets.size(); ++i) {
+    packet p = d.packets[k + i];
+    p.offset -= base;
+    CHECK(p == ref.packets[i]);
+  }
+}
+
+TEST_CASE("garbage never crashes or hangs; every byte is accounted for") {
+  std::mt19937_64 rng(99);
+  for (int t = 0; t < 300; ++t) {
+    std::vector<std::uint8_t> bytes = sample();
+    const std::size_t n = 1 + rng() % 200;
+    for (std::size_t i = 0; i < n; ++i) bytes.push_back(static_cast<std::uint8_t>(rng()));
+    if (t % 2) {
+      const auto s = sample();
+      bytes.insert(bytes.end(), s.begin(), s.end());
+    }
+    const decoded d = decode_all(regs, bytes);
+    std::vector<std::size_t> cuts;
+    for (std::size_t a = 3; a < bytes.size(); a += 1 + rng() % 13) cuts.push_back(a);
+    const decoded c = decode_chunked(regs, bytes, cuts);
+    CHECK(c.packets == d.packets);
+    CHECK(c.errors == d.errors);
+    for (const packet& p : d.packets) CHECK(p.offset + p.size <= bytes.size());
+  }
+}
+
+TEST_CASE("invalid runtime configuration is an error value") {
+  decoder<> dec(registers{0x2801cea1, 0xd0001088, 0, 0x12345678, 0x1, 0});
+  const std::vector<std::uint8_t> bytes = sample();
+  dec.feed(bytes.data(), bytes.size());
+  packet p{};
+  CHECK(dec.next(p) == decode_status::error);
+  CHECK(dec.last_diagnostic().code == error_code::invalid_config);
+  CHECK(dec.next(p) == decode_status::need_input);
+  encoder<> enc(registers{0x2801cea1, 0xd0001001, 0, 0x47705a13, 0x1, 0});
+  std::uint8_t out[16];
+  CHECK(enc.encode(packet{}, out, sizeof out).error == error_code::invalid_config);
+}
+
+TEST_CASE("encoder: buffer too small writes nothing and keeps state") {
+  encoder<> enc(regs);
+  packet p{};
+  p.kind = packet_kind::address_64_is0;
+  p.address = 0xffff000012345678;
+  std::uint8_t out[8] = {0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa};
+  const auto r = enc.encode(p, out, sizeof out);
+  CHECK(r.error == error_code::buffer_too_small);
+  CHECK(r.size == 0);
+  for (auto b : out) CHECK(b == 0xaa);
+  CHECK(enc.state().history.entry[0].address == 0);
+  std::uint8_t big[16];
+  CHECK(enc.encode(p, big, sizeof big).size == 9);
+  CHECK(enc.state().history.entry[0].address == 0xffff000012345678);
+}
+
+TEST_CASE("encoder: producer hands full values, gets hardware compression") {
+  encoder<> enc(regs);
+  std::uint8_t out[32];
+  packet ti{};
+  ti.kind = packet_kind::trace_info;
+  REQUIRE(enc.encode(ti, out, sizeof out).size == 2);
+  packet a{};
+  a.kind = packet_kind::address_64_is0;
+  a.address = 0x0000ffff00401000;
+  REQUIRE(enc.encode(a, out, sizeof out).size == 9);
+  packet s{};
+  s.kind = packet_kind::address_short_is0;
+  s.address = 0x0000ffff00401044;  // only bits [8:2] change: one payload byte
+  auto r = enc.encode(s, out, sizeof out);
+  REQUIRE(r.size == 2);
+  CHECK(out[0] == 0x95);
+  CHECK(out[1] == 0x11);
+  s.address = 0x0000ffff00411044;  // bit 16 changes: two payload bytes
+  r = enc.encode(s, out, sizeof out);
+  REQUIRE(r.size == 3);
+  CHECK(out[1] == (0x11 | 0x80));
+  CHECK(out[2] == 0x88);  // A[16:9] of 0x411044
+  s.address = 0x0000ffff10411044;  // bits above 16 differ: short form cannot say it
+  CHECK(enc.encode(s, out, sizeof out).error == error_code::unencodable);
+  packet x{};
+  x.kind = packet_kind::address_exact;
+  x.address = 0x0000ffff00401044;
+  x.index = 1;
+  CHECK(enc.encode(x, out, sizeof out).size == 1);
+  CHECK(out[0] == 0x91);
+  x.index = 0;
+  x.address = 0x1234;
+  CHECK(enc.encode(x, out, sizeof out).error == error_code::unencodable);
+  packet ts{};
+  ts.kind = packet_kind::timestamp;
+  ts.timestamp = 0x6fd7;
+  r = enc.encode(ts, out, sizeof out);
+  REQUIRE(r.size == 4);
+  CHECK(out[0] == 0x02);
+  CHECK(out[1] == 0xd7);
+  CHECK(out[2] == 0xdf);
+  CHECK(out[3] == 0x01);
+  ts.timestamp = 0x6fe0;  // D6.11.5: only the changed low bits
+  r = enc.encode(ts, out, sizeof out);
+  REQUIRE(r.size == 2);
+  CHECK(out[1] == 0x60);
+}
