@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: Apache-2.0
+// ete-dump: prints the packets of raw Arm ETE trace, as text or JSON Lines.
+//
+//   ete-dump --snapshot DIR [--json]         every buffer of an OpenCSD-format snapshot
+//   ete-dump FILE --trcidr0 X --trcidr2 X --trcidr8 X --trcdevarch X --trcconfigr X
+//            [--trcidr1 X] [--json]          one raw trace file
+//   ete-dump [--json]                        a demonstration trace built with the encoder
+//
+// Exit status: 0 on success (decode errors in the trace are printed, not fatal), 1 on I/O
+// errors, 2 on usage errors or an invalid trace unit configuration.
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tracecodec/ete/config.hpp>
+#include <tracecodec/ete/decoder.hpp>
+#include <tracecodec/ete/encoder.hpp>
+#include <tracecodec/ete/error.hpp>
+#include <tracecodec/ete/format.hpp>
+#include <tracecodec/ete/packet.hpp>
+#include <tracecodec/ete/snapshot.hpp>
+
+namespace ete = tracecodec::ete;
+
+namespace {
+
+constexpr int exit_ok = 0;
+constexpr int exit_io = 1;
+constexpr int exit_usage = 2;
+
+const char* const usage_text =
+    "usage: ete-dump --snapshot DIR [--json]\n"
+    "       ete-dump FILE --trcidr0 X --trcidr2 X --trcidr8 X --trcdevarch X --trcconfigr X\n"
+    "                [--trcidr1 X] [--json]\n"
+    "       ete-dump [--json]\n"
+    "\n"
+    "Prints every packet and every decode error of raw (unformatted) Arm ETE trace.\n"
+    "\n"
+    "  --snapshot DIR   decode each buffer of an OpenCSD snapshot (format=source_data) as its\n"
+    "                   own session, configured from its source's [regs]\n"
+    "  FILE             decode one raw trace file as session 0; the register values\n"
+    "                   (hex with 0x, or decimal) describe the trace unit that wrote it\n"
+    "  (no input)       encode a small demonstration trace and decode it\n"
+    "  --json           JSON Lines output: one object per packet or error\n"
+    "  --help           this text\n"
+    "\n"
+    "Exit status: 0 success (decode errors are printed), 1 I/O error, 2 usage error or\n"
+    "invalid trace unit configuration.\n";
+
+void put_line(const std::string& s) {
+  std::fwrite(s.data(), 1, s.size(), stdout);
+  std::fputc('\n', stdout);
+}
+
+std::string hex32(std::uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(v));
+  return buf;
+}
+
+std::string describe(const ete::registers& r) {
+  return "TRCIDR0=" + hex32(r.trcidr0) + " TRCIDR1=" + hex32(r.trcidr1) + " TRCIDR2=" +
+         hex32(r.trcidr2) + " TRCIDR8=" + hex32(r.trcidr8) + " TRCDEVARCH=" +
+         hex32(r.trcdevarch) + " TRCCONFIGR=" + hex32(r.trcconfigr);
+}
+
+// Decodes one buffer as one trace session and prints everything it yields.
+ete::decoder_stats decode_session(const std::uint8_t* data, std::size_t size,
+                                  const ete::registers& regs, std::size_t session, bool json) {
+  ete::decoder<ete::runtime_config> dec(regs);
+  dec.decode(
+      data, size,
+      [&](const ete::packet& p) {
+        // The decoder reports offsets within this buffer; guard anyway so a bad offset can
+        // never read out of bounds.
+        const bool inside = p.offset <= size && p.size <= size - p.offset;
+        const std::uint8_t* bytes = inside ? data + p.offset : nullptr;
+        put_line(json ? ete::format_json(p, session, bytes) : ete::format_text(p, bytes));
+      },
+      [&](const ete::diagnostic& d) {
+        put_line(json ? ete::format_json(d, session) : ete::format_text(d));
+      });
+  return dec.stats();
+}
+
+void print_summary(std::size_t session, const ete::decoder_stats& st) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "# end of session %zu: %llu packets, %llu errors, %llu bytes skipped",
+                session, static_cast<unsigned long long>(st.packets),
+                static_cast<unsigned long long>(st.errors),
+                static_cast<unsigned long long>(st.bytes_skipped));
+  put_line(buf);
+}
+
+bool read_file(const std::string& path, std::vector<std::uint8_t>& out) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  out.clear();
+  std::uint8_t chunk[65536];
+  std::size_t n;
+  while ((n = std::fread(chunk, 1, sizeof chunk, f)) != 0) out.insert(out.end(), chunk, chunk + n);
+  const bool ok = !std::ferror(f);
+  std::fclose(f);
+  return ok;
+}
+
+int finish_output(int status) {
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fputs("ete-dump: error writing output\n", stderr);
+    return exit_io;
+  }
+  return status;
+}
+
+// --snapshot DIR
+int run_snapshot(const std::string& dir, bool json) {
+  const ete::snapshot::loaded snap = ete::snapshot::load(dir);
+  if (!snap.error.empty()) {
+    std::fprintf(stderr, "ete-dump: %s\n", snap.error.c_str());
+    return exit_io;
+  }
+  int status = exit_ok;
+  for (std::size_t i = 0; i < snap.buffers.size(); ++i) {
+    const ete::snapshot::buffer& b = snap.buffers[i];
+    const ete::error_code valid = ete::validate(b.regs);
+    if (valid != ete::error_code::ok) {
+      std::fprintf(stderr, "ete-dump: session %zu (%s, source %s): %s\n", i, b.name.c_str(),
+                   b.source.c_str(), ete::error_message(valid));
+      status = exit_usage;  // the decoder reports it too, as the session's only diagnostic
+    }
+    if (!json)
+      put_line("# session " + std::to_string(i) + ": " + b.name + " (" + b.file + ") from " +
+               b.source + ", " + std::to_string(b.data.size()) + " bytes, " + describe(b.regs));
+    const ete::decoder_stats st = decode_session(b.data.data(), b.data.size(), b.regs, i, json);
+    if (!json) print_summary(i, st);
+  }
+  return finish_output(status);
+}
+
+// FILE --trcidr0 ...
+int run_file(const std::string& path, const ete::registers& regs, bool json) {
+  const ete::error_code valid = ete::validate(regs);
+  if (valid != ete::error_code::ok) {
+    std::fprintf(stderr, "ete-dump: %s: %s\n", ete::error_message(valid), describe(regs).c_str());
+    return exit_usage;
+  }
+  std::vector<std::uint8_t> data;
+  if (!read_file(path, data)) {
+    std::fprintf(stderr, "ete-dump: cannot read %s: %s\n", path.c_str(), std::strerror(errno));
+    return exit_io;
+  }
+  if (!json)
+    put_line("# session 0: " + path + ", " + std::to_string(data.size()) + " bytes, " +
+             describe(regs));
+  const ete::decoder_stats st = decode_session(data.data(), data.size(), regs, 0, json);
+  if (!json) print_summary(0, st);
+  return finish_output(exit_ok);
+}
+
+// The demonstration: a short trace as an ETE 1.1 trace unit with Timestamp Markers would
+// write it, produced by the library's encoder from packet values.
+int run_demo(bool json) {
+  constexpr ete::registers regs = ete::presets::ete_1_1_tsmark;
+  ete::encoder<ete::fixed_config<regs>> enc;
+  using K = ete::packet_kind;
+
+  auto make = [](K kind) {
+    ete::packet p{};
+    p.kind = kind;
+    return p;
+  };
+  std::vector<ete::packet> packets;
+  packets.push_back(make(K::async));
+  packets.push_back(make(K::trace_info));  // PLCTL 0: no INFO, SPEC or CYCT sections
+  packets.push_back(make(K::trace_on));
+  {
+    ete::packet p = make(K::address_ctx_64_is0);
+    p.address = 0xffff800010081000u;
+    p.ctx.el = 1;
+    p.ctx.sf = true;
+    p.ctx.ns = true;
+    packets.push_back(p);
+  }
+  {
+    ete::packet p = make(K::atom_f1);  // E
+    p.atoms = 0b1;
+    p.atom_count = 1;
+    packets.push_back(p);
+  }
+  {
+    ete::packet p = make(K::atom_f3);  // E E N (oldest first)
+    p.atoms = 0b011;
+    p.atom_count = 3;
+    packets.push_back(p);
+  }
+  {
+    ete::packet p = make(K::atom_f6);  // E E E E E N
+    p.atoms = 0b011111;
+    p.atom_count = 6;
+    packets.push_back(p);
+  }
+  {
+    ete::packet p = make(K::address_short_is0);  // low bits change only
+    p.address = 0xffff800010081040u;
+    packets.push_back(p);
+  }
+  {
+    ete::packet p = make(K::atom_f1);  // N
+    p.atom_count = 1;
+    packets.push_back(p);
+  }
+  {
+    ete::packet p = make(K::address_exact);  // history entry 1: back to 0x...81000
+    p.address = 0xffff800010081000u;
+    p.index = 1;
+    packets.push_back(p);
+  }
+  {
+    ete::packet p = make(K::exception_32_is0);  // IRQ, preferred return address follows
+    p.exception_type = 0x0e;
+    p.e = 1;
+    p.address = 0xffff800010082000u;
+    packets.push_back(p);
+  }
+  {
+    ete::packet p = make(K::context);  // EL0, with CONTEXTIDR and VMID
+    p.ctx.el = 0;
+    p.ctx.sf = true;
+    p.ctx.ns = true;
+    p.ctx.context_id = 0x1234;
+    p.ctx.vmid = 0x5;
+    p.flags = ete::packet_flag::has_context_id | ete::packet_flag::has_vmid;
+    packets.push_back(p);
+  }
+  {
+    ete::packet p = make(K::address_64_is0);
+    p.address = 0x0000aaaad0001230u;
+    packets.push_back(p);
+  }
+  {
+    ete::packet p = make(K::atom_f2);  // N E
+    p.atoms = 0b10;
+    p.atom_count = 2;
+    packets.push_back(p);
+  }
+  {
+    ete::packet p = make(K::timestamp);
+    p.timestamp = 0x1234567;
+    packets.push_back(p);
+  }
+  packets.push_back(make(K::timestamp_marker));
+  if (enc.cfg().numevent >= 1) {
+    ete::packet p = make(K::event);  // ETEEvent 0
+    p.events = 0b0001;
+    packets.push_back(p);
+  }
+
+  std::vector<std::uint8_t> trace;
+  for (const ete::packet& p : packets) {
+    std::uint8_t buf[64];
+    const ete::encode_result r = enc.encode(p, buf, sizeof buf);
+    if (!r) {
+      std::fprintf(stderr, "ete-dump: cannot encode the demonstration %s packet: %s (%s)\n",
+                   ete::kind_name(p.kind), ete::error_name(r.error), ete::error_message(r.error));
+      return exit_io;
+    }
+    trace.insert(trace.end(), buf, buf + r.size);
+  }
+
+  if (!json)
+    put_line("# demonstration trace generated by tracecodec's encoder (" +
+             std::to_string(trace.size()) + " bytes), " + describe(regs));
+
+  // Decode and print, checking that what comes back is what went in.
+  ete::decoder<ete::runtime_config> dec(regs);
+  std::size_t index = 0;
+  bool mismatch = false;
+  dec.decode(
+      trace.data(), trace.size(),
+      [&](const ete::packet& p) {
+        const bool inside = p.offset <= trace.size() && p.size <= trace.size() - p.offset;
+        const std::uint8_t* bytes = inside ? trace.data() + p.offset : nullptr;
+        put_line(json ? ete::format_json(p, 0, bytes) : ete::format_text(p, bytes));
+        if (index < packets.size()) {
+          const ete::packet& want = packets[index];
+          const bool same =
+              p.kind == want.kind && p.atoms == want.atoms && p.atom_count == want.atom_count &&
+              (!ete::has_address(p.kind) || p.address == want.address) &&
+              (!ete::has_context(p.kind) || p.ctx == want.ctx) &&
+              (p.kind != K::timestamp || p.timestamp == want.timestamp) &&
+              (!ete::is_exception(p.kind) ||
+               (p.exception_type == want.exception_type && p.e == want.e)) &&
+              p.events == want.events;
+          if (!same) {
+            std::fprintf(stderr, "ete-dump: demonstration packet %zu (%s) decoded differently\n",
+                         index, ete::kind_name(want.kind));
+            mismatch = true;
+          }
+        }
+        ++index;
+      },
+      [&](const ete::diagnostic& d) {
+        put_line(json ? ete::format_json(d, 0) : ete::format_text(d));
+        mismatch = true;
+      });
+  if (index != packets.size()) {
+    std::fprintf(stderr, "ete-dump: encoded %zu demonstration packets but decoded %zu\n",
+                 packets.size(), index);
+    mismatch = true;
+  }
+  return finish_output(mismatch ? exit_io : exit_ok);
+}
+
+int usage_error(const char* fmt, const char* arg) {
+  std::fputs("ete-dump: ", stderr);
+  std::fprintf(stderr, fmt, arg);
+  std::fputs("\nrun 'ete-dump --help' for usage\n", stderr);
+  return exit_usage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool json = false;
+  std::string snapshot_dir, file;
+  bool have_snapshot = false, have_file = false;
+  struct reg_option {
+    const char* name;
+    std::uint32_t ete::registers::*field;
+    bool required;
+    bool seen;
+  };
+  reg_option regs_opts[] = {
+      {"--trcidr0", &ete::registers::trcidr0, true, false},
+      {"--trcidr1", &ete::registers::trcidr1, false, false},
+      {"--trcidr2", &ete::registers::trcidr2, true, false},
+      {"--trcidr8", &ete::registers::trcidr8, true, false},
+      {"--trcdevarch", &ete::registers::trcdevarch, true, false},
+      {"--trcconfigr", &ete::registers::trcconfigr, true, false},
+  };
+  ete::registers regs{};
+  bool any_reg = false;
+
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(usage_text, stdout);
+      return finish_output(exit_ok);
+    }
+    if (arg == "--json") {
+      json = true;
+      continue;
+    }
+    // Options with a value: "--opt VALUE" or "--opt=VALUE".
+    std::string_view name = arg, value;
+    bool inline_value = false;
+    if (arg.size() > 2 && arg.substr(0, 2) == "--") {
+      const std::size_t eq = arg.find('=');
+      if (eq != std::string_view::npos) {
+        name = arg.substr(0, eq);
+        value = arg.substr(eq + 1);
+        inline_value = true;
+      }
+    }
+    auto take_value = [&]() -> bool {
+      if (inline_value) return true;
+      if (i + 1 >= argc) return false;
+      value = argv[++i];
+      return true;
+    };
+    if (name == "--snapshot") {
+      if (!take_value()) return usage_error("%s needs a directory", "--snapshot");
+      if (have_snapshot) return usage_error("%s given twice", "--snapshot");
+      snapshot_dir = std::string(value);
+      have_snapshot = true;
+      continue;
+    }
+    bool matched = false;
+    for (reg_option& o : regs_opts) {
+      if (name != o.name) continue;
+      matched = true;
+      if (!take_value()) return usage_error("%s needs a value", o.name);
+      std::uint32_t v = 0;
+      if (!ete::snapshot::parse_u32(value, v))
+        return usage_error("bad register value for %s (use 0x-prefixed hex or decimal)", o.name);
+      regs.*(o.field) = v;
+      o.seen = true;
+      any_reg = true;
+    }
+    if (matched) continue;
+    if (arg.size() > 1 && arg[0] == '-') return usage_error("unknown option %s", argv[i]);
+    if (have_file) return usage_error("more than one trace file given (%s)", argv[i]);
+    file = std::string(arg);
+    have_file = true;
+  }
+
+  if (have_snapshot) {
+    if (have_file || any_reg)
+      return usage_error("%s takes no trace file or register options", "--snapshot");
+    return run_snapshot(snapshot_dir, json);
+  }
+  if (have_file) {
+    for (const reg_option& o : regs_opts)
+      if (o.required && !o.seen) return usage_error("decoding a raw file needs %s", o.name);
+    return run_file(file, regs, json);
+  }
+  if (any_reg) return usage_error("%s", "register options need a trace FILE");
+  return run_demo(json);
+}
