@@ -1,0 +1,30 @@
+#!/bin/sh
+# Compiles every freestanding codec header, and one instantiation of decoder and encoder, with
+# the embedded toolchain: -ffreestanding -fno-exceptions -fno-rtti, Cortex-M4, -Os.
+# Usage: check.sh CXX SIZE NM INCLUDE_DIR INSTANTIATE_CPP HEADER...
+set -eu
+cxx=$1; size=$2; nm=$3; inc=$4; inst=$5; shift 5
+flags="-std=c++20 -ffreestanding -fno-exceptions -fno-rtti -mcpu=cortex-m4 -mthumb -Os -Wall -Wextra -Werror"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+for h in "$@"; do
+  printf '#include <%s>\n' "$h" > "$tmp/one.cpp"
+  $cxx $flags -I"$inc" -c "$tmp/one.cpp" -o "$tmp/one.o"
+  # Codec headers may only use the freestanding standard headers.
+  if grep -hE '^#include <' "$inc/$h" | grep -vE '<(cstdint|cstddef|type_traits)>' ; then
+    echo "FAIL: $h includes a hosted header"; exit 1
+  fi
+  echo "ok: $h"
+  n=$((n + 1))
+done
+$cxx $flags -I"$inc" -c "$inst" -o "$tmp/inst.o"
+# No exception, RTTI or allocation symbols may be referenced.
+$nm "$tmp/inst.o" > "$tmp/syms"
+grep -q tracecodec_decode "$tmp/syms" || { echo "FAIL: nm read no symbols"; exit 1; }
+if grep -E ' U (_Znw|_Zna|__cxa_|_ZTI|malloc|free)' "$tmp/syms" ; then
+  echo "FAIL: instantiation references runtime support"; exit 1
+fi
+echo "ok: decoder<fixed_config<presets::ete_1_0>> and encoder instantiated"
+$size "$tmp/inst.o" | sed 's/^/  /'
+echo "$n headers compiled freestanding"
