@@ -142,8 +142,8 @@ struct X : packet {
                                      << hex(static_cast<std::uint64_t>(x.f)))
 
 void expect_packet(const packet& g, const X& x) {
-  INFO("packet @" << x.offset << " expected kind " << kind_name(x.kind) << ", got "
-                  << kind_name(g.kind));
+  INFO("packet @" << x.offset << " expected kind " << std::string(kind_name(x.kind))
+                  << ", got " << std::string(kind_name(g.kind)));
   CHECK(std::string(kind_name(g.kind)) == std::string(kind_name(x.kind)));
   TC_FIELD(offset);
   TC_FIELD(size);
@@ -206,7 +206,7 @@ void expect_roundtrip(const registers& regs, const bytes& in, const std::vector<
     std::uint8_t buf[64]{};
     const encode_result res = enc.encode(p, buf, sizeof buf);
     CHECK_MESSAGE(res.error == error_code::ok,
-                  "encode of " << kind_name(p.kind) << " @" << p.offset << ": " << error_name(res.error));
+                  "encode of " << std::string(kind_name(p.kind)) << " @" << p.offset << ": " << error_name(res.error));
     out.insert(out.end(), buf, buf + res.size);
   }
   CHECK_MESSAGE(out == in, "re-encoded: " << dump(out) << "\n   input: " << dump(in));
@@ -390,6 +390,32 @@ TEST_CASE("spec: Trace Info resets address history, timestamp and context (D9.2.
               X(K::context_same, 1).cx(0, 0, 0, false, false),
               X(K::address_exact, 1).addr(0, isa::is0).idx(2),
               X(K::timestamp, 2).ts(0x01).l1(1)});
+  expect_roundtrip(R_BASE, in, r.p);
+}
+
+TEST_CASE("spec: A-Sync, Discard and Overflow do not reset the retained state") {
+  // Only Trace Info resets (D9.2.6.2); D9.2.3.1 A-Sync, D9.2.4.1 Discard and D9.2.5.1 Overflow
+  // leave the address history, timestamp and context alone.
+  //   81 B1 44 33 22 11 @14: C1 V0 NS1 SF1 EL1, CID 0x11223344.
+  //   9D ... @20: A1 = 0xFFFF000012345678.
+  //   02 FF 01 @29: TS = 0x7F | 1 << 7 = 0xFF.
+  //   A-Sync @32, 00 03 @44, 00 05 @46.
+  //   90 @48: entry 0 is still A1.
+  //   81 10 @49: C0 V0 NS0 SF1 EL0: CID 0x11223344 is kept.
+  //   02 01 @51: TS[6:0] = 1: 0xFF -> 0x81 (it would be 0x01 after a reset).
+  const bytes in = cat({pre({0x81, 0xB1, 0x44, 0x33, 0x22, 0x11, 0x9D, 0x1E, 0x2B, 0x34, 0x12,
+                             0x00, 0x00, 0xFF, 0xFF, 0x02, 0xFF, 0x01}),
+                        ASYNC, {0x00, 0x03, 0x00, 0x05, 0x90, 0x81, 0x10, 0x02, 0x01}});
+  const run_result r = run(R_BASE, in);
+  expect_clean(r);
+  expect_preamble(r);
+  expect_seq(r, 2, 14,
+             {X(K::context, 6).cx(0x11223344, 0, 1, true, true).fl(pf::has_context_id),
+              X(K::address_64_is0, 9).addr(0xFFFF000012345678ull),
+              X(K::timestamp, 3).ts(0xFF).l1(2), X(K::async, 12), X(K::discard, 2),
+              X(K::overflow, 2), X(K::address_exact, 1).idx(0).addr(0xFFFF000012345678ull),
+              X(K::context, 2).cx(0x11223344, 0, 0, false, true),
+              X(K::timestamp, 2).ts(0x81).l1(1)});
   expect_roundtrip(R_BASE, in, r.p);
 }
 
@@ -837,7 +863,12 @@ TEST_CASE("spec: Context packet, all C/V variants, NSE, Context Same") {
               X(K::context, 6).cx(0x12345678, 0xDEADBEEF, 2, false, true).fl(pf::has_vmid),
               X(K::context, 10).cx(2, 1, 3, false, true, true)
                   .fl(pf::has_context_id | pf::has_vmid),
-              // SPEC-DISPUTE candidate if it fails: see report (D5.54 / D9.2.14.9).
+              // Regression check (was a spec dispute against an earlier decoder revision, which
+              // reported an all-zero ctx here): D5.54 Context Same "Indicates a Context
+              // element"; D9.2.14.9 Parse_ContextPacket(): for P = 0 ContextPacket() changes
+              // nothing and then Emit(ContextElement(DSTATE.IA.context_id, vmid,
+              // exception_level, security, sixty_four_bit)), i.e. the current context, and
+              // packet.hpp gives context_same the kC trait ("resolved context after this packet").
               X(K::context_same, 1).cx(2, 1, 3, false, true, true)});
   expect_roundtrip(R_BASE, in, r.p);
 }

@@ -343,6 +343,7 @@ class decoder {
           case packet_kind::cancel_f2:
           case packet_kind::cancel_f3: out.count = e.count; break;
           case packet_kind::event: out.events = e.aux; break;
+          case packet_kind::context_same: out.ctx = st_.ctx; break;  // resolves to the current context
           default: break;
         }
         out.size = 1;

@@ -267,7 +267,9 @@ class encoder {
       case K::transaction_commit: return single(0x0b);
       case K::timestamp_marker: return single(0x88);
       case K::ignore: return single(0x70);
-      case K::context_same: return single(0x80);
+      case K::context_same:  // says "unchanged": only the current context can be sent so
+        if (!(p.ctx == ns.ctx)) return fail(error_code::unencodable);
+        return single(0x80);
       case K::event:
         if (p.events == 0 || p.events > 15) return fail(error_code::unencodable);
         return single(static_cast<std::uint8_t>(0x70 | p.events));
