@@ -247,3 +247,18 @@ TEST_CASE("encoder: producer hands full values, gets hardware compression") {
   REQUIRE(r.size == 2);
   CHECK(out[1] == 0x60);
 }
+
+TEST_CASE("reset() starts a new session: unsynchronized, offset 0, state cleared") {
+  const auto bytes = sample();
+  decoder<> dec(regs);
+  std::vector<packet> first, second;
+  dec.decode(bytes.data(), bytes.size(), [&](const packet& p) { first.push_back(p); },
+             [](const diagnostic&) {});
+  CHECK(dec.state().history.entry[0].address != 0);
+  dec.reset();
+  CHECK(dec.state() == stream_state{});
+  dec.decode(bytes.data(), bytes.size(), [&](const packet& p) { second.push_back(p); },
+             [](const diagnostic&) {});
+  CHECK(first == second);
+  CHECK(first.size() == 13);
+}

@@ -37,18 +37,18 @@ class decoder {
  public:
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
   constexpr decoder() noexcept {}
-  constexpr explicit decoder(const runtime_config& c) noexcept : cfg_(c) { init_table(); }
-  constexpr explicit decoder(const registers& r) noexcept : cfg_(r) { init_table(); }
+  constexpr explicit decoder(const runtime_config& c) noexcept : conf_(c) {}
+  constexpr explicit decoder(const registers& r) noexcept : conf_(runtime_config(r)) {}
 
-  constexpr const config& cfg() const noexcept { return cfg_.get(); }
+  constexpr const config& cfg() const noexcept { return conf_.get(); }
   constexpr const stream_state& state() const noexcept { return st_; }
   constexpr const decoder_stats& stats() const noexcept { return stats_; }
   constexpr const diagnostic& last_diagnostic() const noexcept { return diag_; }
 
   // Starts a new trace session: unsynchronized, offset 0, state reset.
   constexpr void reset() noexcept {
-    const auto keep_cfg = cfg_;
-    *this = decoder(nullptr_tag{}, keep_cfg);
+    const auto keep = conf_;
+    *this = decoder(keep);
   }
 
   // Hands the decoder the next chunk. The previous chunk must have been consumed
@@ -66,10 +66,10 @@ class decoder {
 
   // Decodes the next packet of the input fed so far.
   constexpr decode_status next(packet& out) noexcept {
-    if (cfg_.status() != error_code::ok) {
+    if (conf_.status() != error_code::ok) {
       if (config_reported_) return finished_ ? decode_status::end : drain();
       config_reported_ = true;
-      return report({cfg_.status(), 0, 0});
+      return report({conf_.status(), 0, 0});
     }
     if (has_pending_) {
       has_pending_ = false;
@@ -170,8 +170,7 @@ class decoder {
   }
 
  private:
-  struct nullptr_tag {};
-  constexpr decoder(nullptr_tag, const Config& c) noexcept : cfg_(c) { init_table(); }
+  constexpr explicit decoder(const detail::configured<Config>& c) noexcept : conf_(c) {}
 
   enum class parse_status : std::uint8_t { ok, need_more, error, async_run };
   struct parse_result {
@@ -185,18 +184,7 @@ class decoder {
   }
   static constexpr parse_result bad(error_code e) noexcept { return {parse_status::error, e, 0}; }
 
-  struct empty_table {};
-  using table_storage = std::conditional_t<Config::is_fixed, empty_table, header_table>;
-
-  constexpr void init_table() noexcept {
-    if constexpr (!Config::is_fixed) table_ = make_header_table(cfg_.get());
-  }
-  constexpr const header_table& table() const noexcept {
-    if constexpr (Config::is_fixed)
-      return header_table_for<Config>;
-    else
-      return table_;
-  }
+  constexpr const header_table& table() const noexcept { return conf_.table(); }
 
   constexpr void advance(std::size_t n) noexcept {
     cur_ += n;
@@ -461,14 +449,10 @@ class decoder {
       }
 
       case payload_op::leb_count: {
-        std::uint64_t n = 0;
-        std::uint8_t len = 0;
-        const auto s = detail::read_leb(q, end, detail::leb32, n, len);
-        if (s != detail::read_status::ok) return leb_fail(s);
-        if (e.kind == packet_kind::cancel_f1 && n == 0)
+        const parse_result r = read_count(q, end, out);
+        if (r.status != parse_status::ok) return r;
+        if (e.kind == packet_kind::cancel_f1 && out.count == 0)
           return bad(error_code::malformed_payload);  // D5.36: CANCEL 0 is reserved
-        out.count = static_cast<std::uint32_t>(n);
-        out.len1 = len;
         return finish_packet(out, p, q);
       }
 
@@ -489,39 +473,11 @@ class decoder {
       case payload_op::addr_ctx_64:
       case payload_op::q_exact:
       case payload_op::q_short:
-      case payload_op::q_32: {
-        address_entry a{};
-        const parse_result r = read_address<Checked>(e.op, e.aux, q, end, a, out);
-        if (r.status != parse_status::ok) return r;
-        context ctx = st_.ctx;
-        if (e.op == payload_op::addr_ctx_32 || e.op == payload_op::addr_ctx_64) {
-          const parse_result rc = read_context<Checked>(q, end, ctx, out.flags);
-          if (rc.status != parse_status::ok) return rc;
-          out.ctx = ctx;
-        }
-        if (e.op == payload_op::q_exact || e.op == payload_op::q_short || e.op == payload_op::q_32) {
-          std::uint64_t n = 0;
-          std::uint8_t len = 0;
-          const auto s = detail::read_leb(q, end, detail::leb32, n, len);
-          if (s != detail::read_status::ok) return leb_fail(s);
-          out.count = static_cast<std::uint32_t>(n);
-          out.len1 = len;
-        }
-        st_.ctx = ctx;
-        st_.history.add(a.address, a.sub_isa);
-        out.address = a.address;
-        out.sub_isa = a.sub_isa;
-        return finish_packet(out, p, q);
-      }
+      case payload_op::q_32: return address_packet<Checked>(e.op, e.aux, p, q, end, out);
 
       case payload_op::q_count: {
-        std::uint64_t n = 0;
-        std::uint8_t len = 0;
-        const auto s = detail::read_leb(q, end, detail::leb32, n, len);
-        if (s != detail::read_status::ok) return leb_fail(s);
-        out.count = static_cast<std::uint32_t>(n);
-        out.len1 = len;
-        return finish_packet(out, p, q);
+        const parse_result r = read_count(q, end, out);
+        return r.status == parse_status::ok ? finish_packet(out, p, q) : r;
       }
 
       case payload_op::exception: {
@@ -558,20 +514,7 @@ class decoder {
           default: return bad(error_code::malformed_payload);
         }
         out.kind = kind;
-        address_entry a{};
-        const parse_result r = read_address<Checked>(ae.op, ae.aux, q, end, a, out);
-        if (r.status != parse_status::ok) return r;
-        context ctx = st_.ctx;
-        if (ae.op == payload_op::addr_ctx_32 || ae.op == payload_op::addr_ctx_64) {
-          const parse_result rc = read_context<Checked>(q, end, ctx, out.flags);
-          if (rc.status != parse_status::ok) return rc;
-          out.ctx = ctx;
-        }
-        st_.ctx = ctx;
-        st_.history.add(a.address, a.sub_isa);
-        out.address = a.address;
-        out.sub_isa = a.sub_isa;
-        return finish_packet(out, p, q);
+        return address_packet<Checked>(ae.op, ae.aux, p, q, end, out);
       }
 
       case payload_op::instrumentation: {
@@ -583,6 +526,45 @@ class decoder {
       }
     }
     return bad(error_code::reserved_header);
+  }
+
+  // The rest of every packet with an address form (target, exception, source, Q): the address
+  // (D9.2.14), the context of the with-context forms (D9.2.14.8), the Q count (D9.2.11.1).
+  // Nothing is committed to the state until the whole packet is present.
+  template <bool Checked>
+  constexpr parse_result address_packet(payload_op op, std::uint8_t aux, const std::uint8_t* p,
+                                        const std::uint8_t* q, const std::uint8_t* end,
+                                        packet& out) noexcept {
+    address_entry a{};
+    parse_result r = read_address<Checked>(op, aux, q, end, a, out);
+    if (r.status != parse_status::ok) return r;
+    context ctx = st_.ctx;
+    if (op == payload_op::addr_ctx_32 || op == payload_op::addr_ctx_64) {
+      r = read_context<Checked>(q, end, ctx, out.flags);
+      if (r.status != parse_status::ok) return r;
+      out.ctx = ctx;
+    }
+    if (op == payload_op::q_exact || op == payload_op::q_short || op == payload_op::q_32) {
+      r = read_count(q, end, out);
+      if (r.status != parse_status::ok) return r;
+    }
+    st_.ctx = ctx;
+    st_.history.add(a.address, a.sub_isa);
+    out.address = a.address;
+    out.sub_isa = a.sub_isa;
+    return finish_packet(out, p, q);
+  }
+
+  // A 32-bit count field (COMMIT, CANCEL, Q COUNT) into out.count / out.len1.
+  static constexpr parse_result read_count(const std::uint8_t*& q, const std::uint8_t* end,
+                                           packet& out) noexcept {
+    std::uint64_t n = 0;
+    std::uint8_t len = 0;
+    const auto s = detail::read_leb(q, end, detail::leb32, n, len);
+    if (s != detail::read_status::ok) return leb_fail(s);
+    out.count = static_cast<std::uint32_t>(n);
+    out.len1 = len;
+    return ok(0);
   }
 
   static constexpr parse_result leb_fail(detail::read_status s) noexcept {
@@ -677,8 +659,7 @@ class decoder {
   }
 #undef TRACECODEC_NEED
 
-  [[no_unique_address]] Config cfg_{};
-  [[no_unique_address]] table_storage table_{};
+  detail::configured<Config> conf_{};
   stream_state st_{};
   decoder_stats stats_{};
   diagnostic diag_{};

@@ -29,17 +29,17 @@ class encoder {
  public:
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
   constexpr encoder() noexcept {}
-  constexpr explicit encoder(const runtime_config& c) noexcept : cfg_(c) { init_table(); }
-  constexpr explicit encoder(const registers& r) noexcept : cfg_(r) { init_table(); }
+  constexpr explicit encoder(const runtime_config& c) noexcept : conf_(c) {}
+  constexpr explicit encoder(const registers& r) noexcept : conf_(runtime_config(r)) {}
 
-  constexpr const config& cfg() const noexcept { return cfg_.get(); }
+  constexpr const config& cfg() const noexcept { return conf_.get(); }
   constexpr const stream_state& state() const noexcept { return st_; }
   constexpr void reset() noexcept { st_ = stream_state{}; }
 
   // Encodes one packet. Fields of `p` that give an encoding choice (addr_bytes, len1, len2,
   // size of an A-Sync) may be 0 for "shortest"; offset is ignored.
   constexpr encode_result encode(const packet& p, std::uint8_t* out, std::size_t capacity) noexcept {
-    if (cfg_.status() != error_code::ok) return {0, cfg_.status()};
+    if (conf_.status() != error_code::ok) return {0, conf_.status()};
     if (p.kind == packet_kind::async) {  // D5.4: 11 or more zeros then 0x80
       const std::uint32_t n = p.size ? p.size : 12;
       if (n < 12) return {0, error_code::unencodable};
@@ -64,17 +64,7 @@ class encoder {
   }
 
  private:
-  struct empty_table {};
-  using table_storage = std::conditional_t<Config::is_fixed, empty_table, header_table>;
-  constexpr void init_table() noexcept {
-    if constexpr (!Config::is_fixed) table_ = make_header_table(cfg_.get());
-  }
-  constexpr const header_table& table() const noexcept {
-    if constexpr (Config::is_fixed)
-      return header_table_for<Config>;
-    else
-      return table_;
-  }
+  constexpr const header_table& table() const noexcept { return conf_.table(); }
 
   static constexpr int fail(error_code e) noexcept { return -static_cast<int>(e); }
 
@@ -498,8 +488,7 @@ class encoder {
     return 2;
   }
 
-  [[no_unique_address]] Config cfg_{};
-  [[no_unique_address]] table_storage table_{};
+  detail::configured<Config> conf_{};
   stream_state st_{};
 };
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "config.hpp"
 #include "packet.hpp"
@@ -244,5 +245,33 @@ constexpr header_table make_header_table(const config& c) noexcept {
 // The table of a compile-time configuration: one constant per configuration type.
 template <class FixedConfig>
 inline constexpr header_table header_table_for = make_header_table(FixedConfig::value);
+
+namespace detail {
+// A configuration with its header table, as decoder and encoder hold it: for a fixed
+// configuration both are compile-time constants and this object is empty; for a run-time one
+// the table is computed once, when the configuration is given.
+template <class Config>
+class configured {
+ public:
+  template <class C = Config, class = std::enable_if_t<C::is_fixed>>
+  constexpr configured() noexcept {}
+  constexpr explicit configured(const Config& c) noexcept : cfg_(c) {
+    if constexpr (!Config::is_fixed) table_ = make_header_table(cfg_.get());
+  }
+  constexpr const config& get() const noexcept { return cfg_.get(); }
+  constexpr error_code status() const noexcept { return cfg_.status(); }
+  constexpr const header_table& table() const noexcept {
+    if constexpr (Config::is_fixed)
+      return header_table_for<Config>;
+    else
+      return table_;
+  }
+
+ private:
+  struct no_table {};
+  [[no_unique_address]] Config cfg_{};
+  [[no_unique_address]] std::conditional_t<Config::is_fixed, no_table, header_table> table_{};
+};
+}  // namespace detail
 
 }  // namespace tracecodec::ete
