@@ -9,3 +9,7 @@
 #include "ete/header_table.hpp"
 #include "ete/packet.hpp"
 #include "ete/state.hpp"
+#include "ete/element.hpp"
+#include "ete/element_decoder.hpp"
+#include "ete/element_reader.hpp"
+#include "ete/resolver.hpp"

@@ -20,6 +20,8 @@ enum class error_code : std::uint8_t {
   buffer_too_small = 8,   // encoder: output buffer cannot hold the packet (nothing written)
   unencodable = 9,        // encoder: value not representable in the requested packet form
   unsynchronized = 10,    // notice: bytes skipped while searching for an A-Sync
+  resolution_overflow = 11,  // element layer: more speculative or transactional elements
+                             // than the bounded queues hold
 };
 
 constexpr const char* error_name(error_code e) noexcept {
@@ -35,6 +37,7 @@ constexpr const char* error_name(error_code e) noexcept {
     case error_code::buffer_too_small: return "buffer_too_small";
     case error_code::unencodable: return "unencodable";
     case error_code::unsynchronized: return "unsynchronized";
+    case error_code::resolution_overflow: return "resolution_overflow";
   }
   return "unknown";
 }
@@ -52,6 +55,7 @@ constexpr const char* error_message(error_code e) noexcept {
     case error_code::buffer_too_small: return "output buffer too small";
     case error_code::unencodable: return "value cannot be encoded in the requested packet form";
     case error_code::unsynchronized: return "bytes skipped before an A-Sync";
+    case error_code::resolution_overflow: return "resolution queue full: oldest element committed";
   }
   return "unknown error";
 }

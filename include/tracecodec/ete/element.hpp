@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// Trace elements (D2, D15.1): what the PE did, as the packets encode it. Stage 1 of the trace
+// analyzer (D9.2, element_decoder.hpp) turns packets into elements; stage 2 (D9.3/D9.4,
+// resolver.hpp) resolves speculation and transactions and passes on the committed elements.
+#pragma once
+
+#include <cstdint>
+
+#include "packet.hpp"
+
+namespace tracecodec::ete {
+
+#define TRACECODEC_ETE_ELEMENT_KINDS(K) \
+  K(trace_info)                         \
+  K(trace_on)                           \
+  K(atom)                               \
+  K(exception)                          \
+  K(target_address)                     \
+  K(source_address)                     \
+  K(context)                            \
+  K(q)                                  \
+  K(timestamp)                          \
+  K(timestamp_marker)                   \
+  K(cycle_count)                        \
+  K(commit)                             \
+  K(cancel)                             \
+  K(mispredict)                         \
+  K(discard)                            \
+  K(overflow)                           \
+  K(event)                              \
+  K(transaction_start)                  \
+  K(transaction_commit)                 \
+  K(transaction_failure)                \
+  K(instrumentation)
+
+enum class element_kind : std::uint8_t {
+#define TRACECODEC_ETE_ELEMENT_ENUM(id) id,
+  TRACECODEC_ETE_ELEMENT_KINDS(TRACECODEC_ETE_ELEMENT_ENUM)
+#undef TRACECODEC_ETE_ELEMENT_ENUM
+};
+
+inline constexpr unsigned element_kind_count =
+    static_cast<unsigned>(element_kind::instrumentation) + 1;
+
+constexpr const char* element_name(element_kind k) noexcept {
+  constexpr const char* names[element_kind_count] = {
+#define TRACECODEC_ETE_ELEMENT_NAME(id) #id,
+      TRACECODEC_ETE_ELEMENT_KINDS(TRACECODEC_ETE_ELEMENT_NAME)
+#undef TRACECODEC_ETE_ELEMENT_NAME
+  };
+  return names[static_cast<unsigned>(k)];
+}
+
+namespace element_flag {
+inline constexpr std::uint8_t cycles_unknown = 1;  // Cycle Count element with UNKNOWN count
+inline constexpr std::uint8_t count_unknown = 2;   // Q element without instruction count
+inline constexpr std::uint8_t has_cycles = 4;      // Timestamp element with a cycle count
+inline constexpr std::uint8_t cc_enabled = 8;      // Trace Info: cycle counting enabled
+inline constexpr std::uint8_t in_transaction = 16; // Trace Info: PE in Transactional state
+inline constexpr std::uint8_t unknown_address = 32; // Exception/Target Address with UNKNOWN address
+}  // namespace element_flag
+
+struct element {
+  std::uint64_t offset = 0;     // offset of the packet that produced the element
+  std::uint64_t address = 0;    // target / source / exception return / Q address;
+                                // instrumentation payload
+  std::uint64_t timestamp = 0;  // Timestamp element value
+  context ctx{};                // Context element
+  std::uint32_t count = 0;      // Commit / Cancel P0 count, Q instruction count,
+                                // Trace Info current speculation depth
+  std::uint32_t cycles = 0;     // Cycle Count (threshold included); Timestamp's cycle count;
+                                // Trace Info cycle count threshold
+  element_kind kind = element_kind::trace_info;
+  isa sub_isa = isa::is0;
+  bool taken = false;           // Atom: E (true) or N (false)
+  bool p0 = false;              // a P0 element: counted by the speculation depth (D9.2)
+  std::uint8_t exception_type = 0;
+  std::uint8_t number = 0;      // Event: ETEEvent number 0-3; Instrumentation: EL byte
+  std::uint8_t flags = 0;       // element_flag bits
+
+  constexpr bool operator==(const element&) const = default;
+  constexpr bool is(std::uint8_t f) const noexcept { return (flags & f) != 0; }
+};
+
+// Same element, wherever it came from in the byte stream (offsets differ between encodings).
+constexpr bool same_element(const element& a, const element& b) noexcept {
+  element x = a, y = b;
+  x.offset = y.offset = 0;
+  return x == y;
+}
+
+}  // namespace tracecodec::ete

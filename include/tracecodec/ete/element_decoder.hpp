@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: Apache-2.0
+// Stage 1 of the trace analyzer (D9.2): packets -> elements, with the current speculation
+// depth, implied commits beyond MAXSPEC (UpdateSpecDepth, D9.2.18.3) and the transactional
+// state. Every packet yields its elements in the order the packet layouts list them (D5).
+#pragma once
+
+#include <cstdint>
+
+#include "config.hpp"
+#include "element.hpp"
+#include "packet.hpp"
+
+namespace tracecodec::ete {
+
+template <class Config = runtime_config>
+class element_decoder {
+ public:
+  template <class C = Config, class = std::enable_if_t<C::is_fixed>>
+  constexpr element_decoder() noexcept {}
+  constexpr explicit element_decoder(const runtime_config& c) noexcept : cfg_(c) {}
+  constexpr explicit element_decoder(const registers& r) noexcept : cfg_(r) {}
+
+  constexpr const config& cfg() const noexcept { return cfg_.get(); }
+  constexpr std::uint32_t spec_depth() const noexcept { return depth_; }
+  constexpr bool in_transaction() const noexcept { return t_; }
+  constexpr void reset() noexcept {
+    depth_ = 0;
+    t_ = false;
+  }
+
+  // Emits the elements of one packet, in order, to sink(const element&).
+  template <class Sink>
+  constexpr void process(const packet& p, Sink&& sink) noexcept {
+    using K = packet_kind;
+    element e{};
+    e.offset = p.offset;
+    auto emit = [&](element_kind k, bool p0 = false) {
+      e.kind = k;
+      e.p0 = p0;
+      sink(static_cast<const element&>(e));
+      e = element{};
+      e.offset = p.offset;
+    };
+    // D9.2.18.2 HandleAtom(): the atom, then one more speculative P0 element.
+    auto atoms = [&] {
+      for (unsigned i = 0; i < p.atom_count; ++i) {
+        e.taken = p.atom(i);
+        emit(element_kind::atom, true);
+        update_depth(1, emit, e);
+      }
+    };
+    auto commit = [&](std::uint32_t n) {
+      e.count = n;
+      emit(element_kind::commit);
+      depth_ = n > depth_ ? 0 : depth_ - n;  // a commit of elements before the Trace Info
+    };
+    auto cancel = [&](std::uint32_t n) {
+      e.count = n;
+      emit(element_kind::cancel);
+      depth_ = n > depth_ ? 0 : depth_ - n;
+    };
+    auto cycle_count = [&] {
+      e.cycles = p.cycles;
+      if (p.is(packet_flag::cycles_unknown)) {
+        e.cycles = 0;
+        e.flags = element_flag::cycles_unknown;
+      }
+      emit(element_kind::cycle_count);
+    };
+    auto target = [&](bool unknown) {
+      e.address = unknown ? 0 : p.address;
+      e.sub_isa = unknown ? isa::is0 : p.sub_isa;
+      if (unknown) e.flags = element_flag::unknown_address;
+      emit(element_kind::target_address);
+    };
+    auto context_element = [&] {
+      e.ctx = p.ctx;
+      emit(element_kind::context);
+    };
+    auto transaction_failure = [&](bool p0) {
+      emit(element_kind::transaction_failure, p0);
+      t_ = false;
+    };
+
+    switch (p.kind) {
+      case K::async:
+      case K::ignore: return;
+      case K::discard:  // D9.2.4.1
+        emit(element_kind::discard);
+        if (t_) transaction_failure(false);
+        depth_ = 0;
+        t_ = false;
+        return;
+      case K::overflow:  // D9.2.5.1
+        emit(element_kind::discard);
+        emit(element_kind::overflow);
+        if (t_) transaction_failure(false);
+        depth_ = 0;
+        t_ = false;
+        return;
+      case K::trace_info:  // D9.2.6.2
+        depth_ = p.count;
+        t_ = p.transactional();
+        e.count = p.count;
+        e.cycles = p.cc_enabled() ? p.cycles : 0;
+        e.flags = static_cast<std::uint8_t>((p.cc_enabled() ? element_flag::cc_enabled : 0) |
+                                            (p.transactional() ? element_flag::in_transaction : 0));
+        emit(element_kind::trace_info);
+        return;
+      case K::trace_on: emit(element_kind::trace_on); return;
+      case K::timestamp:  // D9.2.16.3
+        e.timestamp = p.timestamp;
+        if (p.is(packet_flag::has_count)) {
+          e.cycles = p.cycles;
+          e.flags = element_flag::has_cycles;
+        }
+        emit(element_kind::timestamp);
+        return;
+      case K::timestamp_marker: emit(element_kind::timestamp_marker); return;
+      case K::transaction_start: {  // D9.2.15.1: a P0 element when TRCIDR0.COMMTRANS == 0
+        const bool p0 = !cfg().commtrans;
+        emit(element_kind::transaction_start, p0);
+        t_ = true;
+        if (p0) update_depth(1, emit, e);
+        return;
+      }
+      case K::transaction_commit:
+        emit(element_kind::transaction_commit);
+        t_ = false;
+        return;
+      case K::cycle_count_f1_0:
+      case K::cycle_count_f1_0_unknown:
+      case K::cycle_count_f2_0_small:
+      case K::cycle_count_f2_0_large:
+      case K::cycle_count_f3_0:  // D9.2.16.4-6: COMMOPT 0 forms commit first
+        if (p.count > 0) commit(p.count);
+        cycle_count();
+        return;
+      case K::cycle_count_f1_1:
+      case K::cycle_count_f1_1_unknown:
+      case K::cycle_count_f2_1:
+      case K::cycle_count_f3_1: cycle_count(); return;  // D5.27/29/32/34: no Commit element
+      case K::commit: commit(p.count); return;
+      case K::cancel_f1:  // D9.2.8.4
+        cancel(p.count);
+        if (p.is(packet_flag::mispredict)) emit(element_kind::mispredict);
+        return;
+      case K::cancel_f2:
+      case K::cancel_f3:  // D9.2.8.5/6: atoms, then the cancel, then a mispredict
+        atoms();
+        cancel(p.count);
+        emit(element_kind::mispredict);
+        return;
+      case K::mispredict:  // D5.39: every A value ends in a Mispredict element
+        atoms();
+        emit(element_kind::mispredict);
+        return;
+      case K::atom_f1:
+      case K::atom_f2:
+      case K::atom_f3:
+      case K::atom_f4:
+      case K::atom_f5_1:
+      case K::atom_f5_2:
+      case K::atom_f6: atoms(); return;
+      case K::address_exact:
+      case K::address_short_is0:
+      case K::address_short_is1:
+      case K::address_32_is0:
+      case K::address_32_is1:
+      case K::address_64_is0:
+      case K::address_64_is1: target(false); return;
+      case K::context_same:
+      case K::context: context_element(); return;
+      case K::address_ctx_32_is0:
+      case K::address_ctx_32_is1:
+      case K::address_ctx_64_is0:
+      case K::address_ctx_64_is1:  // D9.2.14.8: Context, then Target Address
+        context_element();
+        target(false);
+        return;
+      case K::source_exact:
+      case K::source_short_is0:
+      case K::source_short_is1:
+      case K::source_32_is0:
+      case K::source_32_is1:
+      case K::source_64_is0:
+      case K::source_64_is1:  // D9.2.12.1, element before the depth update as for atoms
+        e.address = p.address;
+        e.sub_isa = p.sub_isa;
+        emit(element_kind::source_address, true);
+        update_depth(1, emit, e);
+        return;
+      case K::event:  // D9.2.17.2
+        for (std::uint8_t i = 0; i < 4; ++i)
+          if ((p.events >> i) & 1u) {
+            e.number = i;
+            emit(element_kind::event);
+          }
+        return;
+      case K::q:
+      case K::q_count:
+      case K::q_exact:
+      case K::q_short_is0:
+      case K::q_short_is1:
+      case K::q_32_is0:
+      case K::q_32_is1: {  // D9.2.11.2; D5.71-75: every Q form with an address has a Target
+        e.count = p.count;
+        if (p.is(packet_flag::count_unknown)) e.flags = element_flag::count_unknown;
+        emit(element_kind::q, true);
+        update_depth(1, emit, e);
+        if (has_address(p.kind)) target(false);
+        return;
+      }
+      case K::instrumentation:
+        e.number = p.info;
+        e.address = p.address;
+        emit(element_kind::instrumentation);
+        return;
+      default: break;
+    }
+    // Exceptions (D9.2.13.2; D5.13: E=0b10 adds a Target Address element before the exception).
+    if (is_exception(p.kind)) {
+      const bool unknown = p.kind == K::exception_unknown_address || p.kind == K::pe_reset ||
+                           p.kind == K::transaction_failure;
+      if (p.e == 2) {
+        if (has_context(p.kind)) context_element();
+        target(unknown);
+      }
+      auto exception = [&] {
+        e.exception_type = p.exception_type;
+        e.address = unknown ? 0 : p.address;
+        e.sub_isa = unknown ? isa::is0 : p.sub_isa;
+        if (unknown) e.flags = element_flag::unknown_address;
+        emit(element_kind::exception, true);
+      };
+      if (p.exception_type == 0x18) {
+        transaction_failure(true);  // TYPE 0x18 replaces the exception (D5.24)
+      } else if (p.exception_type == 0x00 && p.e == 2 && t_) {
+        transaction_failure(false);  // a PE Reset ends the transaction
+        exception();
+      } else {
+        exception();
+      }
+      update_depth(1, emit, e);
+    }
+  }
+
+ private:
+  // D9.2.18.3 UpdateSpecDepth(): beyond MAXSPEC the oldest elements are implicitly committed.
+  template <class Emit>
+  constexpr void update_depth(std::uint32_t n, Emit& emit, element& e) noexcept {
+    depth_ += n;
+    if (depth_ > cfg().maxspec) {
+      e.count = depth_ - cfg().maxspec;
+      emit(element_kind::commit, false);
+      depth_ = cfg().maxspec;
+    }
+  }
+
+  [[no_unique_address]] Config cfg_{};
+  std::uint32_t depth_ = 0;
+  bool t_ = false;
+};
+
+}  // namespace tracecodec::ete

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// Bytes -> committed elements: the packet decoder, stage 1 (element_decoder) and stage 2
+// (resolver) in one object. After a decoding error the speculative state cannot be trusted:
+// it is discarded, as a Discard element would (D9.3.5), and analysis restarts at the next
+// A-Sync and Trace Info.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "decoder.hpp"
+#include "element_decoder.hpp"
+#include "resolver.hpp"
+
+namespace tracecodec::ete {
+
+template <class Config = runtime_config>
+class element_reader {
+ public:
+  template <class C = Config, class = std::enable_if_t<C::is_fixed>>
+  constexpr element_reader() noexcept {}
+  constexpr explicit element_reader(const registers& r) noexcept
+      : packets_(r), elements_(r), resolve_(r) {}
+
+  constexpr const decoder<Config>& packets() const noexcept { return packets_; }
+  constexpr const resolver<Config>& resolution() const noexcept { return resolve_; }
+
+  // Decodes a whole buffer as one session. on_element(const element&) receives committed
+  // elements (or, with resolve == false, the stage-1 elements); on_error(const diagnostic&).
+  template <class OnElement, class OnError>
+  constexpr void decode(const std::uint8_t* data, std::size_t size, OnElement&& on_element,
+                        OnError&& on_error, bool resolve = true) noexcept {
+    auto to_resolver = [&](const element& e) {
+      if (resolve)
+        resolve_.push(e, on_element, on_error);
+      else
+        on_element(e);
+    };
+    packets_.decode(
+        data, size, [&](const packet& p) { elements_.process(p, to_resolver); },
+        [&](const diagnostic& d) {
+          on_error(d);
+          if (d.code == error_code::unsynchronized) return;
+          element x{};
+          x.kind = element_kind::discard;
+          x.offset = d.offset;
+          elements_.reset();
+          if (resolve) resolve_.push(x, on_element, on_error);
+        });
+  }
+
+ private:
+  decoder<Config> packets_{};
+  element_decoder<Config> elements_{};
+  resolver<Config> resolve_{};
+};
+
+}  // namespace tracecodec::ete

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: Apache-2.0
+// Stage 2 of the trace analyzer: speculation resolution (D9.3) and transaction resolution
+// (D9.4). Elements from stage 1 wait in a bounded resolution queue until their P0 elements are
+// committed; Cancel removes the youngest, Mispredict flips the newest atom, Discard drops all
+// speculative ones. Committed elements pass a transaction stage that holds a transaction's
+// elements until Transaction Commit (passed on) or Transaction Failure (dropped). Output: the
+// committed element stream, in order. No heap: both queues have fixed capacities.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "config.hpp"
+#include "element.hpp"
+#include "error.hpp"
+
+namespace tracecodec::ete {
+
+namespace detail {
+// A fixed-capacity double-ended queue of elements.
+template <std::size_t N>
+class element_ring {
+ public:
+  constexpr std::size_t size() const noexcept { return size_; }
+  constexpr bool empty() const noexcept { return size_ == 0; }
+  constexpr bool full() const noexcept { return size_ == N; }
+  constexpr element& operator[](std::size_t i) noexcept { return buf_[(head_ + i) % N]; }
+  constexpr const element& operator[](std::size_t i) const noexcept { return buf_[(head_ + i) % N]; }
+  constexpr element& front() noexcept { return (*this)[0]; }
+  constexpr void push_back(const element& e) noexcept {
+    buf_[(head_ + size_) % N] = e;
+    ++size_;
+  }
+  constexpr void pop_front() noexcept {
+    head_ = (head_ + 1) % N;
+    --size_;
+  }
+  constexpr void truncate(std::size_t n) noexcept { size_ = n; }
+  constexpr void clear() noexcept { head_ = size_ = 0; }
+
+ private:
+  element buf_[N]{};
+  std::size_t head_ = 0, size_ = 0;
+};
+}  // namespace detail
+
+// Queue capacity for a configuration: MAXSPEC P0 elements plus the non-P0 elements that may
+// travel with them (addresses, contexts, timestamps, cycle counts, events).
+constexpr std::size_t resolution_capacity(std::uint32_t maxspec) noexcept {
+  return 4u * (static_cast<std::size_t>(maxspec) + 1u) + 64u;
+}
+
+template <class Config>
+constexpr std::size_t default_resolution_capacity() noexcept {
+  if constexpr (Config::is_fixed)
+    return resolution_capacity(Config::value.maxspec);
+  else
+    return resolution_capacity(255);
+}
+
+template <class Config = runtime_config,
+          std::size_t Capacity = default_resolution_capacity<Config>(),
+          std::size_t TransactionCapacity = 1024>
+class resolver {
+ public:
+  template <class C = Config, class = std::enable_if_t<C::is_fixed>>
+  constexpr resolver() noexcept {}
+  constexpr explicit resolver(const runtime_config& c) noexcept : cfg_(c) {}
+  constexpr explicit resolver(const registers& r) noexcept : cfg_(r) {}
+
+  constexpr const config& cfg() const noexcept { return cfg_.get(); }
+  // Uncommitted P0 elements held (plus unseen ones from before the first Trace Info).
+  constexpr std::size_t speculative() const noexcept { return p0_ + unseen_; }
+  constexpr std::size_t queued() const noexcept { return q_.size(); }
+  constexpr bool in_transaction() const noexcept { return in_tx_; }
+  constexpr void reset() noexcept {
+    q_.clear();
+    tx_.clear();
+    p0_ = unseen_ = 0;
+    initialized_ = in_tx_ = false;
+  }
+
+  // Takes one stage-1 element; calls out(const element&) for every element that becomes
+  // committed, and err(const diagnostic&) if a bounded queue overflows.
+  template <class Out, class Err>
+  constexpr void push(const element& e, Out&& out, Err&& err) noexcept {
+    switch (e.kind) {
+      case element_kind::trace_info:  // D9.3.2.1: unseen speculative elements precede it
+        if (!initialized_) {
+          initialized_ = true;
+          unseen_ = e.count;
+        }
+        stack(e, out, err);
+        return;
+      case element_kind::commit: commit(e.count, out, err); return;
+      case element_kind::cancel: cancel(e.count, out, err); return;
+      case element_kind::discard: discard(out, err); return;
+      case element_kind::mispredict: mispredict(); return;
+      default: stack(e, out, err); return;
+    }
+  }
+
+  // End of trace: everything still speculative stays unresolved; nothing is emitted.
+  constexpr std::size_t unresolved() const noexcept { return speculative(); }
+
+ private:
+  static constexpr bool kept_on_cancel(element_kind k) noexcept {
+    // D9.3.4 Table D9.2: Cycle Count and Timestamp are processed, Event and Trace Info kept.
+    return k == element_kind::cycle_count || k == element_kind::timestamp ||
+           k == element_kind::event || k == element_kind::trace_info ||
+           k == element_kind::timestamp_marker;
+  }
+  static constexpr bool kept_on_discard(element_kind k) noexcept {
+    // D9.3.5.1: Event, Trace Info and Timestamp survive a Discard.
+    return k == element_kind::event || k == element_kind::trace_info ||
+           k == element_kind::timestamp || k == element_kind::timestamp_marker;
+  }
+
+  // Elements wait only behind an uncommitted P0 element; otherwise they are committed now.
+  template <class Out, class Err>
+  constexpr void stack(const element& e, Out& out, Err& err) noexcept {
+    if (q_.empty() && unseen_ == 0 && !e.p0) {
+      deliver(e, out, err);
+      return;
+    }
+    if (q_.full()) {  // more speculation than the capacity allows: commit the oldest
+      err(diagnostic{error_code::resolution_overflow, e.offset, Capacity});
+      force_commit_front(out, err);
+    }
+    q_.push_back(e);
+    if (e.p0) ++p0_;
+  }
+
+  template <class Out, class Err>
+  constexpr void force_commit_front(Out& out, Err& err) noexcept {
+    if (q_.empty()) return;
+    const element f = q_.front();
+    q_.pop_front();
+    if (f.p0) --p0_;
+    deliver(f, out, err);
+    release_front(out, err);
+  }
+
+  // After a commit, non-P0 elements at the front belong to committed execution.
+  template <class Out, class Err>
+  constexpr void release_front(Out& out, Err& err) noexcept {
+    if (unseen_ != 0) return;
+    while (!q_.empty() && !q_.front().p0) {
+      const element f = q_.front();
+      q_.pop_front();
+      deliver(f, out, err);
+    }
+  }
+
+  // D9.3.3.1 ProcessCommit(): the oldest `n` P0 elements, unseen ones first.
+  template <class Out, class Err>
+  constexpr void commit(std::uint32_t n, Out& out, Err& err) noexcept {
+    while (n && unseen_) {
+      --unseen_;
+      --n;
+    }
+    release_front(out, err);
+    while (n && !q_.empty()) {
+      const element f = q_.front();
+      q_.pop_front();
+      if (f.p0) {
+        --p0_;
+        --n;
+      }
+      deliver(f, out, err);
+      if (n == 0) release_front(out, err);
+    }
+  }
+
+  // D9.3.4.1 ProcessCancel(): removes the youngest `n` P0 elements and, after the oldest of
+  // them, everything Table D9.2 says to remove. Kept elements stay in place, in order.
+  template <class Out, class Err>
+  constexpr void cancel(std::uint32_t n, Out& out, Err& err) noexcept {
+    std::size_t i = q_.size();
+    while (n && i > 0) {
+      --i;
+      if (q_[i].p0) --n;
+    }
+    // Elements [i, size) are in the canceled stretch: compact the kept ones down to i.
+    std::size_t w = i;
+    for (std::size_t r = i; r < q_.size(); ++r) {
+      const element& x = q_[r];
+      if (x.p0) {
+        --p0_;
+        continue;
+      }
+      if (kept_on_cancel(x.kind)) q_[w++] = x;
+    }
+    q_.truncate(w);
+    while (n && unseen_) {  // more than the observed speculation: unseen elements
+      --unseen_;
+      --n;
+    }
+    release_front(out, err);  // kept elements with no P0 element before them are committed
+  }
+
+  // D9.3.5.1 ProcessDiscard(): all speculative elements go; Events, Trace Info and
+  // Timestamps are passed on.
+  template <class Out, class Err>
+  constexpr void discard(Out& out, Err& err) noexcept {
+    unseen_ = 0;
+    p0_ = 0;
+    for (std::size_t r = 0; r < q_.size(); ++r)
+      if (kept_on_discard(q_[r].kind)) deliver(q_[r], out, err);
+    q_.clear();
+  }
+
+  // D2.5.4: the most recent non-canceled Atom element has the wrong E/N status.
+  constexpr void mispredict() noexcept {
+    for (std::size_t i = q_.size(); i > 0; --i) {
+      element& x = q_[i - 1];
+      if (x.kind == element_kind::atom) {
+        x.taken = !x.taken;
+        return;
+      }
+    }
+    // The atom was already committed (or never seen): nothing left to correct.
+  }
+
+  // D9.4: the transaction stage on the committed stream. A Transaction Start opens a
+  // transaction whose elements are held until Transaction Commit (passed on) or Transaction
+  // Failure (dropped, except Events, Timestamps and Cycle Counts: D9.4.4 R_XPKFL, R_XZBFV).
+  template <class Out, class Err>
+  constexpr void deliver(const element& e, Out& out, Err& err) noexcept {
+    switch (e.kind) {
+      case element_kind::transaction_start:
+        out(e);
+        if (!in_tx_) {
+          in_tx_ = true;
+          tx_.clear();
+        }
+        return;
+      case element_kind::transaction_commit:
+        for (std::size_t i = 0; i < tx_.size(); ++i) out(static_cast<const element&>(tx_[i]));
+        tx_.clear();
+        in_tx_ = false;
+        out(e);
+        return;
+      case element_kind::transaction_failure:
+        for (std::size_t i = 0; i < tx_.size(); ++i) {
+          const element& x = tx_[i];
+          if (x.kind == element_kind::event || x.kind == element_kind::timestamp ||
+              x.kind == element_kind::cycle_count || x.kind == element_kind::timestamp_marker ||
+              x.kind == element_kind::trace_info)
+            out(x);
+        }
+        tx_.clear();
+        in_tx_ = false;
+        out(e);
+        return;
+      case element_kind::trace_info:
+        out(e);
+        if (e.is(element_flag::in_transaction) && !in_tx_) {  // D9.3.2.1
+          in_tx_ = true;
+          tx_.clear();
+        }
+        return;
+      default:
+        if (!in_tx_) {
+          out(e);
+          return;
+        }
+        if (tx_.full()) {  // a transaction longer than the buffer: its outcome is lost
+          err(diagnostic{error_code::resolution_overflow, e.offset, TransactionCapacity});
+          for (std::size_t i = 0; i < tx_.size(); ++i) out(static_cast<const element&>(tx_[i]));
+          tx_.clear();
+        }
+        tx_.push_back(e);
+        return;
+    }
+  }
+
+  [[no_unique_address]] Config cfg_{};
+  detail::element_ring<Capacity> q_{};
+  detail::element_ring<TransactionCapacity> tx_{};
+  std::size_t p0_ = 0;
+  std::uint32_t unseen_ = 0;
+  bool initialized_ = false;
+  bool in_tx_ = false;
+};
+
+}  // namespace tracecodec::ete
