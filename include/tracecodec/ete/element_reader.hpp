@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "decoder.hpp"
 #include "element_decoder.hpp"
