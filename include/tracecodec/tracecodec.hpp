@@ -13,3 +13,4 @@
 #include "ete/element_decoder.hpp"
 #include "ete/element_reader.hpp"
 #include "ete/resolver.hpp"
+#include "ete/element_encoder.hpp"

@@ -34,6 +34,7 @@ class encoder {
 
   constexpr const config& cfg() const noexcept { return conf_.get(); }
   constexpr const stream_state& state() const noexcept { return st_; }
+  constexpr error_code status() const noexcept { return conf_.status(); }
   constexpr void reset() noexcept { st_ = stream_state{}; }
 
   // Encodes one packet. Fields of `p` that give an encoding choice (addr_bytes, len1, len2,

@@ -1,0 +1,748 @@
+// SPDX-License-Identifier: Apache-2.0
+// The element compressor (producer side): an element stream in, the shortest legal packet
+// stream for the configuration out (D6.11). It packs atoms with a shortest-packing search over
+// formats 1-6 (D6.11.2), folds atoms into Cancel/Mispredict packets, picks the shortest
+// address form against the address history (exact, short, 32-bit, 64-bit; D6.11.3), sends
+// Context Same when nothing changed, replaces only the changed timestamp bits (D6.11.5),
+// folds commits into Cycle Count packets (COMMOPT 0) and relies on implied commits
+// (D6.11.1) instead of Commit packets wherever MAXSPEC allows.
+//
+// Input: either a stage-1 element stream (element_decoder output: speculation elements
+// included) or, with input_kind::resolved, a committed stream (resolver output), for which every
+// P0 element counts as committed and Commit packets are added where needed. Zero allocation:
+// bytes go to a fixed staging buffer that the caller drains into its own buffers; push()
+// refuses an element (buffer_too_small) until enough has been drained, so it resumes cleanly.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "config.hpp"
+#include "element.hpp"
+#include "encoder.hpp"
+#include "error.hpp"
+#include "packet.hpp"
+
+namespace tracecodec::ete {
+
+enum class input_kind : std::uint8_t { stage1, resolved };
+
+struct compressor_options {
+  input_kind input = input_kind::stage1;
+  // Insert A-Sync + Trace Info after this many output bytes (0: only where the input has
+  // Trace Info elements).
+  std::uint32_t sync_interval = 0;
+};
+
+template <class Config = runtime_config>
+class element_encoder {
+ public:
+  static constexpr std::size_t staging_size = 1024;
+  static constexpr std::size_t max_element_bytes = 320;  // worst case one push() can produce
+
+  template <class C = Config, class = std::enable_if_t<C::is_fixed>>
+  constexpr explicit element_encoder(compressor_options o = {}) noexcept : opt_(o) {}
+  constexpr element_encoder(const registers& r, compressor_options o = {}) noexcept
+      : enc_(r), opt_(o) {}
+
+  constexpr const config& cfg() const noexcept { return enc_.cfg(); }
+  constexpr std::size_t pending() const noexcept { return len_; }
+  constexpr std::uint64_t bytes_out() const noexcept { return total_; }
+
+  // Takes one element. buffer_too_small: drain() first; the element was not taken.
+  constexpr error_code push(const element& e) noexcept {
+    if (enc_.status() != error_code::ok) return enc_.status();
+    if (staging_size - len_ < max_element_bytes) return error_code::buffer_too_small;
+    err_ = error_code::ok;
+    take(e);
+    if (opt_.sync_interval && total_ - last_sync_ >= opt_.sync_interval) periodic_sync();
+    return err_;
+  }
+
+  // Flushes everything held back. With commit_all, also commits every outstanding P0 element
+  // (a resolved input is fully committed); otherwise only the commits the input asked for.
+  constexpr error_code finish(bool commit_all = false) noexcept {
+    if (staging_size - len_ < max_element_bytes) return error_code::buffer_too_small;
+    err_ = error_code::ok;
+    flush_all();
+    if (commit_all || opt_.input == input_kind::resolved) owed_ = depth_;
+    emit_commits();
+    return err_;
+  }
+
+  // Moves up to `capacity` staged bytes to `out`; returns the count.
+  constexpr std::size_t drain(std::uint8_t* out, std::size_t capacity) noexcept {
+    const std::size_t n = capacity < len_ ? capacity : len_;
+    for (std::size_t i = 0; i < n; ++i) out[i] = buf_[i];
+    for (std::size_t i = n; i < len_; ++i) buf_[i - n] = buf_[i];
+    len_ -= n;
+    return n;
+  }
+
+ private:
+  // ---- output -------------------------------------------------------------------------
+  constexpr void put(const packet& p) noexcept {
+    if (!started_) {  // a decoder needs an A-Sync before anything else (D5.4 R_VRKLP)
+      started_ = true;
+      if (p.kind != packet_kind::async) put(make(packet_kind::async));
+    }
+    const encode_result r = enc_.encode(p, buf_ + len_, staging_size - len_);
+    if (!r) {
+      if (err_ == error_code::ok) err_ = r.error;
+      return;
+    }
+    len_ += r.size;
+    total_ += r.size;
+  }
+  static constexpr packet make(packet_kind k) noexcept {
+    packet p{};
+    p.kind = k;
+    return p;
+  }
+
+  // ---- speculation bookkeeping (mirrors element_decoder) -----------------------------
+  // A P0 element the decoder will see: depth grows; beyond MAXSPEC a commit is implied and
+  // pays for commits the input asked for (or, for a resolved input, is simply allowed).
+  constexpr void p0_emitted(std::uint32_t n = 1) noexcept {
+    depth_ += n;
+    if (opt_.input == input_kind::resolved) owed_ += n;
+    if (depth_ > cfg().maxspec) {
+      const std::uint32_t implied = depth_ - cfg().maxspec;
+      depth_ = cfg().maxspec;
+      owed_ = implied > owed_ ? 0 : owed_ - implied;
+    }
+  }
+  // Explicit commits for what the input committed and the decoder has not implied.
+  constexpr void emit_commits() noexcept {
+    if (owed_ > depth_) owed_ = depth_;
+    if (owed_ == 0) return;
+    packet p = make(packet_kind::commit);
+    p.count = owed_;
+    put(p);
+    depth_ -= owed_;
+    owed_ = 0;
+  }
+
+  // ---- atoms (D6.11.2) ---------------------------------------------------------------
+  static constexpr unsigned max_atoms = 240;
+
+  // Shortest packing of atoms [0, n): returns the packet count; fills `cut` so that the last
+  // packet covers [cut[n], n).
+  constexpr unsigned pack(unsigned n, std::uint16_t* best, std::uint8_t* len) const noexcept {
+    best[0] = 0;
+    for (unsigned i = 1; i <= n; ++i) {
+      best[i] = 0xffff;
+      for (unsigned l = 1; l <= 24 && l <= i; ++l) {
+        if (!fits(i - l, l)) continue;
+        const unsigned c = best[i - l] + 1u;
+        if (c < best[i]) {
+          best[i] = static_cast<std::uint16_t>(c);
+          len[i] = static_cast<std::uint8_t>(l);
+        }
+      }
+    }
+    return best[n];
+  }
+  // Can atoms [at, at+l) form one atom packet?
+  constexpr bool fits(unsigned at, unsigned l) const noexcept {
+    if (l <= 3) return true;  // formats 1, 2, 3 take any pattern
+    std::uint32_t bits = 0;
+    for (unsigned i = 0; i < l; ++i) bits |= (atoms_[at + i] ? 1u : 0u) << i;
+    if (l == 4 && (bits == 0b1110 || bits == 0 || bits == 0b1010 || bits == 0b0101)) return true;
+    if (l == 5 && (bits == 0b11110 || bits == 0 || bits == 0b01010 || bits == 0b10101)) return true;
+    const std::uint32_t es = (1u << (l - 1)) - 1u;  // format 6: E^(l-1) then E or N
+    return (bits & es) == es;
+  }
+  static constexpr packet_kind atom_kind(unsigned l, std::uint32_t bits) noexcept {
+    switch (l) {
+      case 1: return packet_kind::atom_f1;
+      case 2: return packet_kind::atom_f2;
+      case 3: return packet_kind::atom_f3;
+      case 4:
+        return (bits == 0b1110 || bits == 0 || bits == 0b1010 || bits == 0b0101)
+                   ? packet_kind::atom_f4
+                   : packet_kind::atom_f6;
+      case 5:
+        if (bits == 0b11110) return packet_kind::atom_f5_1;
+        if (bits == 0 || bits == 0b01010 || bits == 0b10101) return packet_kind::atom_f5_2;
+        return packet_kind::atom_f6;
+      default: return packet_kind::atom_f6;
+    }
+  }
+  // Emits atoms [0, n) in the shortest packing.
+  constexpr void emit_atoms(unsigned n) noexcept {
+    if (n == 0) return;
+    std::uint16_t best[max_atoms + 1]{};
+    std::uint8_t len[max_atoms + 1]{};
+    pack(n, best, len);
+    unsigned cuts[max_atoms + 1]{};
+    unsigned k = 0;
+    for (unsigned i = n; i > 0; i -= len[i]) cuts[k++] = i;
+    unsigned from = 0;
+    while (k > 0) {
+      const unsigned to = cuts[--k];
+      std::uint32_t bits = 0;
+      for (unsigned i = from; i < to; ++i) bits |= (atoms_[i] ? 1u : 0u) << (i - from);
+      packet p = make(atom_kind(to - from, bits));
+      p.atoms = bits;
+      p.atom_count = static_cast<std::uint8_t>(to - from);
+      put(p);
+      from = to;
+    }
+    p0_emitted(n);
+    for (unsigned i = n; i < natoms_; ++i) atoms_[i - n] = atoms_[i];
+    natoms_ -= n;
+  }
+  constexpr void flush_atoms() noexcept { emit_atoms(natoms_); }
+
+  // Tail of the pending atoms a Mispredict / Cancel format 2 packet can carry: -, E, EE, N.
+  // Returns the field A, choosing the tail that minimises the total packet count.
+  constexpr unsigned best_tail(bool cancel_f3) noexcept {
+    std::uint16_t best[max_atoms + 1]{};
+    std::uint8_t len[max_atoms + 1]{};
+    const unsigned n = natoms_;
+    pack(n, best, len);
+    unsigned choice = 0, cost = best[n];
+    auto consider = [&](unsigned t, unsigned a) {
+      if (t > n) return;
+      if (best[n - t] < cost) {
+        cost = best[n - t];
+        choice = a;
+      }
+    };
+    const bool last_e = n >= 1 && atoms_[n - 1];
+    const bool two_e = n >= 2 && atoms_[n - 1] && atoms_[n - 2];
+    if (cancel_f3) {
+      if (last_e) consider(1, 1);
+    } else {
+      if (last_e) consider(1, 1);
+      if (two_e) consider(2, 2);
+      if (n >= 1 && !atoms_[n - 1]) consider(1, 3);
+    }
+    return choice;
+  }
+  static constexpr unsigned tail_count(unsigned a) noexcept { return a == 0 ? 0 : a == 2 ? 2 : 1; }
+
+  // ---- addresses (D6.11.3) -----------------------------------------------------------
+  // Cost in bytes of each address form for an address against the current history.
+  struct address_choice {
+    int form;  // 0 exact, 1 short, 2 32-bit, 3 64-bit
+    std::uint8_t index;
+    unsigned bytes;  // payload bytes (exact: 0)
+  };
+  constexpr address_choice choose_address(std::uint64_t a, isa s, bool allow64 = true,
+                                          bool long_only = false) const noexcept {
+    const address_history& h = enc_.state().history;
+    if (!long_only)
+      for (std::uint8_t i = 0; i < 3; ++i)
+        if (h.entry[i].address == a && h.entry[i].sub_isa == s) return {0, i, 0};
+    const std::uint64_t last = h.entry[0].address;
+    if (!long_only) {
+      if ((a & ~detail::short_address_mask(s, 1)) == (last & ~detail::short_address_mask(s, 1)))
+        return {1, 0, 1};
+      if ((a & ~detail::short_address_mask(s, 2)) == (last & ~detail::short_address_mask(s, 2)))
+        return {1, 0, 2};
+    }
+    if ((a >> 32) == (last >> 32)) return {2, 0, 4};
+    return {allow64 ? 3 : -1, 0, 8};
+  }
+  static constexpr packet_kind form_kind(int form, isa s, packet_kind exact, packet_kind short0,
+                                         packet_kind l32_0, packet_kind l64_0) noexcept {
+    // Kinds of one family are consecutive in this order: IS0 then IS1.
+    const unsigned off = s == isa::is1 ? 1u : 0u;
+    switch (form) {
+      case 0: return exact;
+      case 1: return static_cast<packet_kind>(static_cast<unsigned>(short0) + off);
+      case 2: return static_cast<packet_kind>(static_cast<unsigned>(l32_0) + off);
+      default: return static_cast<packet_kind>(static_cast<unsigned>(l64_0) + off);
+    }
+  }
+  constexpr void fill_address(packet& p, const address_choice& c, std::uint64_t a, isa s) const noexcept {
+    p.address = a;
+    p.sub_isa = s;
+    p.index = c.index;
+    p.addr_bytes = static_cast<std::uint8_t>(c.form == 1 ? c.bytes : 0);
+  }
+
+  // ---- context --------------------------------------------------------------------
+  // Flags for a context payload: send CONTEXTID / VMID only when they changed.
+  constexpr std::uint8_t context_flags(const context& c) const noexcept {
+    const context& now = enc_.state().ctx;
+    std::uint8_t f = 0;
+    if (c.context_id != now.context_id) f |= packet_flag::has_context_id;
+    if (c.vmid != now.vmid) f |= packet_flag::has_vmid;
+    return f;
+  }
+  static constexpr unsigned context_bytes(std::uint8_t f) noexcept {
+    return 1u + ((f & packet_flag::has_context_id) ? 4u : 0u) + ((f & packet_flag::has_vmid) ? 4u : 0u);
+  }
+  constexpr void put_context(const context& c) noexcept {
+    if (c == enc_.state().ctx) {
+      packet p = make(packet_kind::context_same);
+      p.ctx = c;
+      put(p);
+      return;
+    }
+    packet p = make(packet_kind::context);
+    p.ctx = c;
+    p.flags = context_flags(c);
+    put(p);
+  }
+
+  // Pending Context / Target Address elements, held to merge with what follows.
+  constexpr void flush_pending() noexcept {
+    if (has_ctx_ && has_target_) {
+      const address_choice sep = choose_address(target_.address, target_.sub_isa);
+      const std::uint8_t f = context_flags(ctx_.ctx);
+      const unsigned ctx_cost = (ctx_.ctx == enc_.state().ctx) ? 1u : 1u + context_bytes(f);
+      const unsigned separate = ctx_cost + 1u + sep.bytes;
+      const address_choice lng = choose_address(target_.address, target_.sub_isa, true, true);
+      const unsigned combined = 1u + lng.bytes + context_bytes(f);
+      if (combined < separate) {
+        packet p = make(lng.form == 2 ? packet_kind::address_ctx_32_is0 : packet_kind::address_ctx_64_is0);
+        if (target_.sub_isa == isa::is1) p.kind = static_cast<packet_kind>(static_cast<unsigned>(p.kind) + 1);
+        fill_address(p, lng, target_.address, target_.sub_isa);
+        p.ctx = ctx_.ctx;
+        p.flags = f;
+        put(p);
+        has_ctx_ = has_target_ = false;
+        return;
+      }
+    }
+    if (has_ctx_) {
+      put_context(ctx_.ctx);
+      has_ctx_ = false;
+    }
+    if (has_target_) {
+      put_target(target_);
+      has_target_ = false;
+    }
+  }
+  constexpr void put_target(const element& t) noexcept {
+    const address_choice c = choose_address(t.address, t.sub_isa);
+    packet p = make(form_kind(c.form, t.sub_isa, packet_kind::address_exact,
+                              packet_kind::address_short_is0, packet_kind::address_32_is0,
+                              packet_kind::address_64_is0));
+    fill_address(p, c, t.address, t.sub_isa);
+    put(p);
+  }
+
+  // ---- exceptions (D5.13-D5.25) ------------------------------------------------------
+  constexpr void put_exception(const element& x, bool with_target, bool unknown) noexcept {
+    packet p{};
+    p.exception_type = x.exception_type;
+    p.e = with_target ? 2 : 1;
+    if (unknown) {
+      p.kind = x.kind == element_kind::transaction_failure ? packet_kind::transaction_failure
+               : x.exception_type == 0                     ? packet_kind::pe_reset
+                                                           : packet_kind::exception_unknown_address;
+      if (x.kind == element_kind::transaction_failure) p.exception_type = 0x18;
+      put(p);
+      return;
+    }
+    if (with_target && has_ctx_) {  // Exception with context (E=0b10 only, D9.2.13.2)
+      const address_choice lng = choose_address(x.address, x.sub_isa, true, true);
+      p.kind = lng.form == 2 ? packet_kind::exception_ctx_32_is0 : packet_kind::exception_ctx_64_is0;
+      if (x.sub_isa == isa::is1) p.kind = static_cast<packet_kind>(static_cast<unsigned>(p.kind) + 1);
+      fill_address(p, lng, x.address, x.sub_isa);
+      p.ctx = ctx_.ctx;
+      p.flags = context_flags(ctx_.ctx);
+      has_ctx_ = false;
+      put(p);
+      return;
+    }
+    const address_choice c = choose_address(x.address, x.sub_isa);
+    p.kind = form_kind(c.form, x.sub_isa, packet_kind::exception_exact,
+                       packet_kind::exception_short_is0, packet_kind::exception_32_is0,
+                       packet_kind::exception_64_is0);
+    fill_address(p, c, x.address, x.sub_isa);
+    if (x.kind == element_kind::transaction_failure) p.exception_type = 0x18;
+    put(p);
+  }
+
+  // A-Sync + Trace Info so that a decoder can start here, then the full current context.
+  constexpr void periodic_sync() noexcept {
+    flush_all();
+    emit_commits();
+    const context now = enc_.state().ctx;
+    const std::uint32_t th = enc_.state().cc_threshold;
+    put(make(packet_kind::async));
+    packet p = make(packet_kind::trace_info);
+    p.info = static_cast<std::uint8_t>((cc_ ? 1u : 0u) | (t_ ? 0x40u : 0u));
+    p.count = depth_;
+    p.cycles = cc_ ? th : 0;
+    p.plctl = static_cast<std::uint8_t>((p.info ? 1u : 0u) | (p.count ? 4u : 0u) | (p.cycles ? 8u : 0u));
+    put(p);
+    packet c = make(packet_kind::context);
+    c.ctx = now;
+    c.flags = static_cast<std::uint8_t>((cfg().cidsize ? packet_flag::has_context_id : 0) |
+                                        (cfg().vmidsize ? packet_flag::has_vmid : 0));
+    if (!cfg().cidsize) c.ctx.context_id = 0;
+    if (!cfg().vmidsize) c.ctx.vmid = 0;
+    put(c);
+    last_sync_ = total_;
+  }
+
+  // ---- the element dispatch ----------------------------------------------------------
+  constexpr void flush_all() noexcept {
+    flush_cancel();
+    flush_q();
+    flush_discard();
+    flush_atoms();
+    flush_pending();
+  }
+
+  constexpr void flush_q() noexcept {
+    if (!has_q_) return;
+    has_q_ = false;
+    put_q(q_, nullptr);
+  }
+  constexpr void put_q(const element& q, const element* target) noexcept {
+    packet p{};
+    if (q.is(element_flag::count_unknown)) {
+      p.kind = packet_kind::q;
+      p.flags = packet_flag::count_unknown;
+    } else {
+      p.count = q.count;
+      p.kind = packet_kind::q_count;
+      if (target) {
+        const address_choice c = choose_address(target->address, target->sub_isa, false);
+        if (c.form >= 0) {
+          p.kind = form_kind(c.form, target->sub_isa, packet_kind::q_exact, packet_kind::q_short_is0,
+                             packet_kind::q_32_is0, packet_kind::q_32_is0);
+          fill_address(p, c, target->address, target->sub_isa);
+          target = nullptr;
+        }
+      }
+    }
+    put(p);
+    p0_emitted();
+    if (target) put_target(*target);  // the Q form cannot say it: a separate packet
+  }
+
+  constexpr void flush_discard() noexcept {
+    if (!has_discard_) return;
+    has_discard_ = false;
+    put(make(packet_kind::discard));
+    after_discard();
+  }
+  constexpr void after_discard() noexcept {
+    depth_ = owed_ = 0;
+    skip_tf_ = t_;  // the decoder adds the Transaction Failure itself (D9.2.4.1)
+    t_ = false;
+  }
+
+  // Cancel held back to merge with a following Mispredict.
+  constexpr void flush_cancel() noexcept {
+    if (!has_cancel_) return;
+    has_cancel_ = false;
+    flush_atoms();
+    emit_cancel(cancel_n_, false);
+  }
+  constexpr void emit_cancel(std::uint32_t n, bool mispredict) noexcept {
+    if (mispredict && owed_ > 0) {  // commits first, so the Mispredict sees what the input saw
+      flush_atoms();
+      emit_commits();
+    }
+    if (mispredict && n == 1 && cfg().maxspec) {  // Cancel format 2, carrying up to 2 atoms
+      const unsigned a = best_tail(false);
+      emit_atoms(natoms_ - tail_count(a));
+      packet p = make(packet_kind::cancel_f2);
+      p.count = 1;
+      p.flags = packet_flag::mispredict;
+      p.atoms = a == 1 ? 1u : a == 2 ? 3u : 0u;
+      p.atom_count = static_cast<std::uint8_t>(tail_count(a));
+      put(p);
+      p0_emitted(p.atom_count);
+    } else if (mispredict && n >= 2 && n <= 5) {  // Cancel format 3, carrying one E atom
+      const unsigned a = best_tail(true);
+      emit_atoms(natoms_ - tail_count(a));
+      packet p = make(packet_kind::cancel_f3);
+      p.count = n;
+      p.flags = packet_flag::mispredict;
+      p.atoms = a ? 1u : 0u;
+      p.atom_count = a ? 1 : 0;
+      put(p);
+      p0_emitted(p.atom_count);
+    } else {
+      flush_atoms();
+      packet p = make(packet_kind::cancel_f1);
+      p.count = n;
+      if (mispredict) p.flags = packet_flag::mispredict;
+      put(p);
+    }
+    // The canceled elements are gone; commits owed for them cannot be paid.
+    depth_ = n > depth_ ? 0 : depth_ - n;
+    if (owed_ > depth_) owed_ = depth_;
+  }
+
+  constexpr void take(const element& e) noexcept {
+    using K = element_kind;
+    if (e.kind == K::commit) {  // paid by implied commits, Cycle Count packets or a Commit
+      if (opt_.input == input_kind::stage1) owed_ += e.count;
+      return;
+    }
+    // Elements that complete something held back.
+    if (has_cancel_) {
+      if (e.kind == K::mispredict) {
+        has_cancel_ = false;
+        emit_cancel(cancel_n_, true);
+        return;
+      }
+      flush_cancel();
+    }
+    if (has_discard_) {
+      if (e.kind == K::overflow) {
+        has_discard_ = false;
+        put(make(packet_kind::overflow));
+        after_discard();
+        return;
+      }
+      flush_discard();
+    }
+    if (has_q_) {
+      if (e.kind == K::target_address) {
+        flush_atoms();
+        has_q_ = false;
+        put_q(q_, &e);
+        return;
+      }
+      flush_q();
+    }
+    if (skip_tf_) {
+      skip_tf_ = false;
+      if (e.kind == K::transaction_failure && !e.p0) return;
+    }
+    switch (e.kind) {
+      case K::atom:
+        flush_pending();
+        if (natoms_ == max_atoms) flush_atoms();
+        atoms_[natoms_++] = e.taken;
+        return;
+      case K::cancel:
+        flush_pending();
+        has_cancel_ = true;
+        cancel_n_ = e.count;
+        return;
+      case K::mispredict: {  // Mispredict packet, carrying up to 2 atoms (D5.39)
+        flush_pending();
+        if (owed_ > 0) {  // the input committed first: the newest atom may be committed
+          flush_atoms();
+          emit_commits();
+        }
+        const unsigned a = best_tail(false);
+        emit_atoms(natoms_ - tail_count(a));
+        packet p = make(packet_kind::mispredict);
+        p.flags = packet_flag::mispredict;
+        p.atoms = a == 1 ? 1u : a == 2 ? 3u : 0u;
+        p.atom_count = static_cast<std::uint8_t>(tail_count(a));
+        put(p);
+        p0_emitted(p.atom_count);
+        return;
+      }
+      default: break;
+    }
+    flush_atoms();
+    switch (e.kind) {
+      case K::context:
+        if (has_ctx_ || has_target_) flush_pending();
+        ctx_ = e;
+        has_ctx_ = true;
+        return;
+      case K::target_address:
+        if (has_target_) flush_pending();
+        target_ = e;
+        has_target_ = true;
+        return;
+      case K::exception:
+      case K::transaction_failure: {
+        const bool unknown = e.is(element_flag::unknown_address) || e.kind == K::transaction_failure;
+        if (e.kind == K::transaction_failure && !e.p0) {
+          // A PE Reset in a transaction: the pe_reset packet that follows regenerates it.
+          if (has_target_ && target_.is(element_flag::unknown_address) && t_) return;
+          // Otherwise only a Discard produces it: send a Discard.
+          flush_pending();
+          emit_commits();
+          put(make(packet_kind::discard));
+          depth_ = owed_ = 0;
+          t_ = false;
+          return;
+        }
+        const bool with_target =
+            has_target_ && (unknown ? target_.is(element_flag::unknown_address)
+                                    : (!target_.is(element_flag::unknown_address) &&
+                                       target_.address == e.address && target_.sub_isa == e.sub_isa));
+        if (!with_target) {
+          flush_pending();
+        } else if (has_ctx_ && unknown) {
+          put_context(ctx_.ctx);
+          has_ctx_ = false;
+        }
+        has_target_ = false;
+        put_exception(e, with_target, unknown);
+        if (e.kind == K::transaction_failure || (e.exception_type == 0 && with_target)) t_ = false;
+        p0_emitted();
+        return;
+      }
+      default: break;
+    }
+    flush_pending();
+    switch (e.kind) {
+      case K::trace_info: {  // A-Sync + Trace Info; SPEC = the decoder's depth here
+        emit_commits();
+        put(make(packet_kind::async));
+        packet p = make(packet_kind::trace_info);
+        const bool cc = e.is(element_flag::cc_enabled);
+        const bool tx = e.is(element_flag::in_transaction);
+        p.info = static_cast<std::uint8_t>((cc ? 1u : 0u) | (tx ? 0x40u : 0u));
+        p.count = depth_;
+        p.cycles = cc ? e.cycles : 0;
+        p.plctl = static_cast<std::uint8_t>((p.info ? 1u : 0u) | (p.count ? 4u : 0u) | (p.cycles ? 8u : 0u));
+        put(p);
+        t_ = tx;
+        cc_ = cc;
+        last_sync_ = total_;
+        return;
+      }
+      case K::trace_on: put(make(packet_kind::trace_on)); return;
+      case K::timestamp: {
+        packet p = make(packet_kind::timestamp);
+        p.timestamp = e.timestamp;
+        if (e.is(element_flag::has_cycles)) {
+          p.flags = packet_flag::has_count;
+          p.cycles = e.cycles;
+        }
+        put(p);
+        return;
+      }
+      case K::timestamp_marker: put(make(packet_kind::timestamp_marker)); return;
+      case K::cycle_count: put_cycle_count(e); return;
+      case K::source_address: {
+        const address_choice c = choose_address(e.address, e.sub_isa);
+        packet p = make(form_kind(c.form, e.sub_isa, packet_kind::source_exact,
+                                  packet_kind::source_short_is0, packet_kind::source_32_is0,
+                                  packet_kind::source_64_is0));
+        fill_address(p, c, e.address, e.sub_isa);
+        put(p);
+        p0_emitted();
+        return;
+      }
+      case K::q:
+        q_ = e;
+        has_q_ = true;
+        return;
+      case K::event: {  // consecutive events with rising numbers share a packet (D9.2.17.2)
+        if (last_event_len_ && len_ >= 1 && (last_event_bits_ >> e.number) == 0 &&
+            last_event_at_ == total_) {
+          const std::uint8_t bits = static_cast<std::uint8_t>(last_event_bits_ | (1u << e.number));
+          buf_[len_ - 1] = static_cast<std::uint8_t>(0x70 | bits);
+          last_event_bits_ = bits;
+          return;
+        }
+        packet p = make(packet_kind::event);
+        p.events = static_cast<std::uint8_t>(1u << e.number);
+        put(p);
+        last_event_len_ = 1;
+        last_event_bits_ = p.events;
+        last_event_at_ = total_;
+        return;
+      }
+      case K::discard:
+        emit_commits();
+        has_discard_ = true;
+        return;
+      case K::overflow:  // a resolved stream has no Discard before it
+        emit_commits();
+        put(make(packet_kind::overflow));
+        after_discard();
+        return;
+      case K::transaction_start: {
+        put(make(packet_kind::transaction_start));
+        t_ = true;
+        if (!cfg().commtrans) p0_emitted();
+        return;
+      }
+      case K::transaction_commit:
+        put(make(packet_kind::transaction_commit));
+        t_ = false;
+        return;
+      case K::instrumentation: {
+        packet p = make(packet_kind::instrumentation);
+        p.info = e.number;
+        p.address = e.address;
+        put(p);
+        return;
+      }
+      default: return;
+    }
+  }
+
+  // Cycle Count packets (D5.26-D5.34): COMMOPT 0 forms carry the commits owed so far.
+  constexpr void put_cycle_count(const element& e) noexcept {
+    const bool unknown = e.is(element_flag::cycles_unknown);
+    const std::uint32_t th = enc_.state().cc_threshold;
+    const std::uint32_t v = e.cycles >= th ? e.cycles - th : 0;
+    packet p{};
+    p.cycles = e.cycles;
+    if (cfg().commopt) {
+      if (unknown) {
+        p.kind = packet_kind::cycle_count_f1_1_unknown;
+        p.flags = packet_flag::cycles_unknown;
+        p.cycles = 0;
+      } else {
+        p.kind = v <= 3 ? packet_kind::cycle_count_f3_1
+                 : v <= 15 ? packet_kind::cycle_count_f2_1
+                           : packet_kind::cycle_count_f1_1;
+      }
+      put(p);
+      return;
+    }
+    if (owed_ > depth_) owed_ = depth_;
+    const std::uint32_t c = owed_;
+    const std::uint32_t ms = cfg().maxspec;
+    if (unknown) {
+      p.kind = packet_kind::cycle_count_f1_0_unknown;
+      p.flags = packet_flag::cycles_unknown;
+      p.cycles = 0;
+      p.count = c;
+    } else if (c >= 1 && c <= 4 && v <= 3) {
+      p.kind = packet_kind::cycle_count_f3_0;
+      p.count = c;
+    } else if (c >= 1 && c <= 16 && v <= 15) {
+      p.kind = packet_kind::cycle_count_f2_0_small;
+      p.count = c;
+    } else if (c >= 1 && v <= 15 && c + 15 >= ms && c <= ms) {
+      p.kind = packet_kind::cycle_count_f2_0_large;
+      p.count = c;
+    } else {
+      p.kind = packet_kind::cycle_count_f1_0;
+      p.count = c;
+    }
+    put(p);
+    depth_ -= c;
+    owed_ -= c;
+  }
+
+  encoder<Config> enc_{};
+  compressor_options opt_{};
+  error_code err_ = error_code::ok;
+  std::uint8_t buf_[staging_size]{};
+  std::size_t len_ = 0;
+  std::uint64_t total_ = 0;
+  bool atoms_[max_atoms]{};
+  unsigned natoms_ = 0;
+  std::uint32_t depth_ = 0;  // the decoder's speculation depth after what was emitted
+  std::uint32_t owed_ = 0;   // commits the input made that the output has not yet expressed
+  element ctx_{}, target_{}, q_{};
+  std::uint32_t cancel_n_ = 0;
+  bool has_ctx_ = false, has_target_ = false, has_q_ = false, has_cancel_ = false;
+  bool has_discard_ = false, skip_tf_ = false, t_ = false;
+  std::uint8_t last_event_len_ = 0, last_event_bits_ = 0;
+  std::uint64_t last_event_at_ = 0;
+  std::uint64_t last_sync_ = 0;
+  bool cc_ = false;
+  bool started_ = false;
+};
+
+}  // namespace tracecodec::ete
