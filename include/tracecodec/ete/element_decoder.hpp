@@ -78,6 +78,7 @@ class element_decoder {
       e.ctx = p.ctx;
       emit(element_kind::context);
     };
+    // The transaction has ended (D2.7.1 I_QMFVH), although D9.2.13.2 leaves T set.
     auto transaction_failure = [&](bool p0) {
       emit(element_kind::transaction_failure, p0);
       t_ = false;

@@ -66,7 +66,7 @@ class element_encoder {
     if (staging_size - len_ < max_element_bytes) return error_code::buffer_too_small;
     err_ = error_code::ok;
     flush_all();
-    if (commit_all || opt_.input == input_kind::resolved) owed_ = depth_;
+    if (commit_all) in_depth_ = 0;
     emit_commits();
     return err_;
   }
@@ -102,26 +102,28 @@ class element_encoder {
   }
 
   // ---- speculation bookkeeping (mirrors element_decoder) -----------------------------
-  // A P0 element the decoder will see: depth grows; beyond MAXSPEC a commit is implied and
-  // pays for commits the input asked for (or, for a resolved input, is simply allowed).
+  // depth_ is the decoder's speculation depth after what was emitted; in_depth_ the input's
+  // (stage 1) depth, counting P0 elements still held back here. Output commits lag the input's
+  // (never lead), so the decoder commits a subset of what the input committed, oldest first.
   constexpr void p0_emitted(std::uint32_t n = 1) noexcept {
     depth_ += n;
-    if (opt_.input == input_kind::resolved) owed_ += n;
-    if (depth_ > cfg().maxspec) {
-      const std::uint32_t implied = depth_ - cfg().maxspec;
-      depth_ = cfg().maxspec;
-      owed_ = implied > owed_ ? 0 : owed_ - implied;
-    }
+    if (depth_ > cfg().maxspec) depth_ = cfg().maxspec;  // D6.11.1: the rest is implied
   }
-  // Explicit commits for what the input committed and the decoder has not implied.
+  // Commits the input made that the output has not expressed yet.
+  // Counted as if the P0 elements held back here were emitted (with their implied commits).
+  constexpr std::uint32_t owed() const noexcept {
+    const std::uint32_t held = natoms_ + (has_q_ ? 1u : 0u);
+    std::uint32_t d = depth_ + held;
+    if (d > cfg().maxspec) d = cfg().maxspec;
+    return d > in_depth_ ? d - in_depth_ : 0;
+  }
   constexpr void emit_commits() noexcept {
-    if (owed_ > depth_) owed_ = depth_;
-    if (owed_ == 0) return;
+    const std::uint32_t n = owed();
+    if (n == 0) return;
     packet p = make(packet_kind::commit);
-    p.count = owed_;
+    p.count = n;
     put(p);
-    depth_ -= owed_;
-    owed_ = 0;
+    depth_ -= n;
   }
 
   // ---- atoms (D6.11.2) ---------------------------------------------------------------
@@ -428,7 +430,7 @@ class element_encoder {
     after_discard();
   }
   constexpr void after_discard() noexcept {
-    depth_ = owed_ = 0;
+    depth_ = in_depth_ = 0;
     skip_tf_ = t_;  // the decoder adds the Transaction Failure itself (D9.2.4.1)
     t_ = false;
   }
@@ -441,7 +443,10 @@ class element_encoder {
     emit_cancel(cancel_n_, false);
   }
   constexpr void emit_cancel(std::uint32_t n, bool mispredict) noexcept {
-    if (mispredict && owed_ > 0) {  // commits first, so the Mispredict sees what the input saw
+    // Commits the input made go out first: committing applies the Mispredict elements queued
+    // behind an atom (D9.3.3), and a Cancel could otherwise remove one of them before the
+    // delayed commit reaches its atom.
+    if (owed() > 0) {
       flush_atoms();
       emit_commits();
     }
@@ -454,6 +459,7 @@ class element_encoder {
       p.atoms = a == 1 ? 1u : a == 2 ? 3u : 0u;
       p.atom_count = static_cast<std::uint8_t>(tail_count(a));
       put(p);
+      natoms_ = 0;  // the tail travelled in this packet
       p0_emitted(p.atom_count);
     } else if (mispredict && n >= 2 && n <= 5) {  // Cancel format 3, carrying one E atom
       const unsigned a = best_tail(true);
@@ -464,6 +470,7 @@ class element_encoder {
       p.atoms = a ? 1u : 0u;
       p.atom_count = a ? 1 : 0;
       put(p);
+      natoms_ = 0;  // the tail travelled in this packet
       p0_emitted(p.atom_count);
     } else {
       flush_atoms();
@@ -472,15 +479,17 @@ class element_encoder {
       if (mispredict) p.flags = packet_flag::mispredict;
       put(p);
     }
-    // The canceled elements are gone; commits owed for them cannot be paid.
     depth_ = n > depth_ ? 0 : depth_ - n;
-    if (owed_ > depth_) owed_ = depth_;
+    in_depth_ = n > in_depth_ ? 0 : in_depth_ - n;
   }
 
   constexpr void take(const element& e) noexcept {
     using K = element_kind;
     if (e.kind == K::commit) {  // paid by implied commits, Cycle Count packets or a Commit
-      if (opt_.input == input_kind::stage1) owed_ += e.count;
+      // A held-back Cancel or Discard came first in the input: it goes out first.
+      if (has_cancel_) flush_cancel();
+      if (has_discard_) flush_discard();
+      in_depth_ = e.count > in_depth_ ? 0 : in_depth_ - e.count;
       return;
     }
     // Elements that complete something held back.
@@ -514,6 +523,8 @@ class element_encoder {
       skip_tf_ = false;
       if (e.kind == K::transaction_failure && !e.p0) return;
     }
+    // The input's own speculation depth (a resolved input has nothing outstanding).
+    if (e.p0 && opt_.input == input_kind::stage1) ++in_depth_;
     switch (e.kind) {
       case K::atom:
         flush_pending();
@@ -527,7 +538,9 @@ class element_encoder {
         return;
       case K::mispredict: {  // Mispredict packet, carrying up to 2 atoms (D5.39)
         flush_pending();
-        if (owed_ > 0) {  // the input committed first: the newest atom may be committed
+        // The input committed first (or, resolved, everything is committed): the atom this
+        // Mispredict corrects may be committed, so commit before it and carry no atoms.
+        if (owed() > 0 || opt_.input == input_kind::resolved) {
           flush_atoms();
           emit_commits();
         }
@@ -538,6 +551,7 @@ class element_encoder {
         p.atoms = a == 1 ? 1u : a == 2 ? 3u : 0u;
         p.atom_count = static_cast<std::uint8_t>(tail_count(a));
         put(p);
+        natoms_ = 0;  // the tail travelled in this packet
         p0_emitted(p.atom_count);
         return;
       }
@@ -565,7 +579,7 @@ class element_encoder {
           flush_pending();
           emit_commits();
           put(make(packet_kind::discard));
-          depth_ = owed_ = 0;
+          depth_ = in_depth_ = 0;
           t_ = false;
           return;
         }
@@ -597,6 +611,7 @@ class element_encoder {
         const bool tx = e.is(element_flag::in_transaction);
         p.info = static_cast<std::uint8_t>((cc ? 1u : 0u) | (tx ? 0x40u : 0u));
         p.count = depth_;
+        if (opt_.input == input_kind::stage1) in_depth_ = e.count;
         p.cycles = cc ? e.cycles : 0;
         p.plctl = static_cast<std::uint8_t>((p.info ? 1u : 0u) | (p.count ? 4u : 0u) | (p.cycles ? 8u : 0u));
         put(p);
@@ -698,8 +713,7 @@ class element_encoder {
       put(p);
       return;
     }
-    if (owed_ > depth_) owed_ = depth_;
-    const std::uint32_t c = owed_;
+    const std::uint32_t c = owed();
     const std::uint32_t ms = cfg().maxspec;
     if (unknown) {
       p.kind = packet_kind::cycle_count_f1_0_unknown;
@@ -721,7 +735,6 @@ class element_encoder {
     }
     put(p);
     depth_ -= c;
-    owed_ -= c;
   }
 
   encoder<Config> enc_{};
@@ -733,7 +746,7 @@ class element_encoder {
   bool atoms_[max_atoms]{};
   unsigned natoms_ = 0;
   std::uint32_t depth_ = 0;  // the decoder's speculation depth after what was emitted
-  std::uint32_t owed_ = 0;   // commits the input made that the output has not yet expressed
+  std::uint32_t in_depth_ = 0;  // the input's speculation depth (stage 1)
   element ctx_{}, target_{}, q_{};
   std::uint32_t cancel_n_ = 0;
   bool has_ctx_ = false, has_target_ = false, has_q_ = false, has_cancel_ = false;

@@ -96,7 +96,7 @@ class resolver {
       case element_kind::commit: commit(e.count, out, err); return;
       case element_kind::cancel: cancel(e.count, out, err); return;
       case element_kind::discard: discard(out, err); return;
-      case element_kind::mispredict: mispredict(); return;
+      case element_kind::mispredict: stack(e, out, err); return;  // D9.3.1: stacked
       default: stack(e, out, err); return;
     }
   }
@@ -211,23 +211,31 @@ class resolver {
     q_.clear();
   }
 
-  // D2.5.4: the most recent non-canceled Atom element has the wrong E/N status.
-  constexpr void mispredict() noexcept {
-    for (std::size_t i = q_.size(); i > 0; --i) {
-      element& x = q_[i - 1];
-      if (x.kind == element_kind::atom) {
-        x.taken = !x.taken;
-        return;
+  // D2.5.4: a Mispredict element says the most recent non-canceled Atom element has the
+  // wrong E/N status. It is stacked like any element (D9.3.1), so a Cancel can remove it
+  // (Table D9.2). When an atom is committed, the Mispredicts queued after it (before the next
+  // atom) are applied to it and consumed; a Mispredict whose atom was committed before it
+  // arrived is passed on as an element, for the analysis stage to apply (D9.5.11).
+  constexpr element with_mispredicts(element atom) noexcept {
+    for (std::size_t i = 0; i < q_.size(); ++i) {
+      element& x = q_[i];
+      if (x.kind == element_kind::atom) break;
+      if (x.kind == element_kind::mispredict && !x.is(applied)) {
+        atom.taken = !atom.taken;
+        x.flags = static_cast<std::uint8_t>(x.flags | applied);
       }
     }
-    // The atom was already committed (or never seen): nothing left to correct.
+    return atom;
   }
+  static constexpr std::uint8_t applied = 0x80;  // internal: Mispredict already applied
 
   // D9.4: the transaction stage on the committed stream. A Transaction Start opens a
   // transaction whose elements are held until Transaction Commit (passed on) or Transaction
   // Failure (dropped, except Events, Timestamps and Cycle Counts: D9.4.4 R_XPKFL, R_XZBFV).
   template <class Out, class Err>
-  constexpr void deliver(const element& e, Out& out, Err& err) noexcept {
+  constexpr void deliver(const element& in, Out& out, Err& err) noexcept {
+    if (in.kind == element_kind::mispredict && in.is(applied)) return;
+    const element e = in.kind == element_kind::atom ? with_mispredicts(in) : in;
     switch (e.kind) {
       case element_kind::transaction_start:
         out(e);
@@ -247,8 +255,8 @@ class resolver {
           const element& x = tx_[i];
           if (x.kind == element_kind::event || x.kind == element_kind::timestamp ||
               x.kind == element_kind::cycle_count || x.kind == element_kind::timestamp_marker ||
-              x.kind == element_kind::trace_info)
-            out(x);
+              x.kind == element_kind::trace_info || x.kind == element_kind::overflow)
+            out(x);  // not execution: it survives the failure
         }
         tx_.clear();
         in_tx_ = false;
