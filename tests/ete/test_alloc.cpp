@@ -8,6 +8,9 @@
 
 #include "common.hpp"
 
+#include <tracecodec/ete/element_encoder.hpp>
+#include <tracecodec/ete/element_reader.hpp>
+
 namespace {
 std::atomic<long> g_allocs{0};
 }
@@ -63,5 +66,48 @@ TEST_CASE("decoding and encoding allocate nothing") {
   CHECK(n > 100);
   CHECK(errors > 0);
   CHECK(at > 0);
+  CHECK(after == before);
+}
+
+TEST_CASE("element decode, resolution and compression allocate nothing") {
+  using cfg = fixed_config<presets::ete_1_3_spec>;  // COMMOPT 0, MAXSPEC 15
+  static element_encoder<cfg> comp;
+  static element_reader<cfg> reader;
+  static std::uint8_t out[1 << 16];
+  std::size_t n = 0;
+  unsigned committed = 0;
+  const long before = g_allocs.load();
+  element ti{};
+  ti.kind = element_kind::trace_info;
+  CHECK(comp.push(ti) == error_code::ok);
+  for (int i = 0; i < 2000; ++i) {
+    element e{};
+    e.kind = element_kind::atom;
+    e.taken = (i % 3) != 0;
+    e.p0 = true;
+    if (comp.push(e) == error_code::buffer_too_small) {
+      n += comp.drain(out + n, sizeof out - n);
+      CHECK(comp.push(e) == error_code::ok);
+    }
+    if (i % 7 == 6) {
+      element t{};
+      t.kind = element_kind::target_address;
+      t.address = 0x400000u + 4u * static_cast<unsigned>(i);
+      CHECK(comp.push(t) == error_code::ok);
+    }
+    if (i % 10 == 9) {
+      element c{};
+      c.kind = element_kind::commit;
+      c.count = 10;
+      CHECK(comp.push(c) == error_code::ok);
+    }
+  }
+  CHECK(comp.finish(true) == error_code::ok);
+  n += comp.drain(out + n, sizeof out - n);
+  reader.decode(out, n, [&](const element& e) { committed += e.kind == element_kind::atom; },
+                [](const diagnostic&) {});
+  const long after = g_allocs.load();
+  CHECK(n > 0);
+  CHECK(committed == 2000);
   CHECK(after == before);
 }

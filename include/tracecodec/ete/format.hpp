@@ -24,6 +24,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "element.hpp"
 #include "packet.hpp"
 
 namespace tracecodec::ete {
@@ -416,6 +417,139 @@ inline std::string format_json(const diagnostic& d, std::size_t session) {
   }
   s += '}';
   return s;
+}
+
+
+// ---- elements (ete-dump --elements) --------------------------------------------------------
+// JSON keys are named like the packet keys: "element" (kind), "offset" (of the packet that
+// produced it), and where the element has them "address", "isa", "taken" ("E"/"N"),
+// "context", "timestamp", "cycle_count", "commit", "cancel", "exception_type",
+// "exception_name", "event", "q_count", "spec", "cc_threshold", "el", "payload".
+inline std::string format_json(const element& e, std::size_t session) {
+  using namespace format_detail;
+  using K = element_kind;
+  std::string o = "{\"session\":";
+  append_u64(o, session);
+  o += ",\"offset\":";
+  append_u64(o, e.offset);
+  json_key(o, "element");
+  json_string(o, element_name(e.kind));
+  auto address = [&] {
+    json_key(o, "address");
+    if (e.is(element_flag::unknown_address)) {
+      o += "null";
+      return;
+    }
+    json_hex64(o, e.address);
+    json_key(o, "isa");
+    json_string(o, e.sub_isa == isa::is1 ? "IS1" : "IS0");
+  };
+  switch (e.kind) {
+    case K::atom:
+      json_key(o, "taken");
+      json_string(o, e.taken ? "E" : "N");
+      break;
+    case K::exception:
+      address();
+      json_key(o, "exception_type");
+      append_u64(o, e.exception_type);
+      json_key(o, "exception_name");
+      json_string(o, exception_type_name(e.exception_type));
+      break;
+    case K::target_address:
+    case K::source_address: address(); break;
+    case K::context: {
+      json_key(o, "context");
+      o += "{\"el\":";
+      append_u64(o, e.ctx.el);
+      o += ",\"ns\":";
+      json_bool(o, e.ctx.ns);
+      o += ",\"nse\":";
+      json_bool(o, e.ctx.nse);
+      o += ",\"sf\":";
+      json_bool(o, e.ctx.sf);
+      o += ",\"cid\":";
+      json_hex32(o, e.ctx.context_id);
+      o += ",\"vmid\":";
+      json_hex32(o, e.ctx.vmid);
+      o += '}';
+      break;
+    }
+    case K::q:
+      json_key(o, "q_count");
+      if (e.is(element_flag::count_unknown))
+        o += "null";
+      else
+        append_u64(o, e.count);
+      break;
+    case K::timestamp:
+      json_key(o, "timestamp");
+      append_u64(o, e.timestamp);
+      if (e.is(element_flag::has_cycles)) {
+        json_key(o, "cycle_count");
+        append_u64(o, e.cycles);
+      }
+      break;
+    case K::cycle_count:
+      json_key(o, "cycle_count");
+      if (e.is(element_flag::cycles_unknown))
+        o += "null";
+      else
+        append_u64(o, e.cycles);
+      break;
+    case K::commit:
+      json_key(o, "commit");
+      append_u64(o, e.count);
+      break;
+    case K::cancel:
+      json_key(o, "cancel");
+      append_u64(o, e.count);
+      break;
+    case K::event:
+      json_key(o, "event");
+      append_u64(o, e.number);
+      break;
+    case K::trace_info:
+      json_key(o, "spec");
+      append_u64(o, e.count);
+      json_key(o, "cc_enabled");
+      json_bool(o, e.is(element_flag::cc_enabled));
+      json_key(o, "cc_threshold");
+      append_u64(o, e.cycles);
+      json_key(o, "in_transaction");
+      json_bool(o, e.is(element_flag::in_transaction));
+      break;
+    case K::instrumentation:
+      json_key(o, "el");
+      append_u64(o, e.number);
+      json_key(o, "payload");
+      json_hex64(o, e.address);
+      break;
+    default: break;
+  }
+  o += '}';
+  return o;
+}
+
+// Text: "Idx:<offset>; <element>: fields", the fields as in the JSON form.
+inline std::string format_text(const element& e) {
+  std::string j = format_json(e, 0);
+  std::string o = "Idx:";
+  format_detail::append_u64(o, e.offset);
+  o += "; ";
+  o += element_name(e.kind);
+  // Reuse the JSON fields after "element": a compact key=value rendering.
+  const std::size_t at = j.find(",", j.find("\"element\""));
+  if (at != std::string::npos) {
+    std::string rest = j.substr(at + 1, j.size() - at - 2);
+    std::string kv;
+    for (char c : rest) {
+      if (c == '"') continue;
+      kv += c == ':' ? '=' : c == ',' ? ' ' : c;
+    }
+    o += ": " + kv;
+  }
+  return o;
 }
 
 }  // namespace tracecodec::ete
