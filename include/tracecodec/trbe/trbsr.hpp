@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+// TRBSR_EL1, the Trace Buffer Extension's status/syndrome register (Part E), both ways.
+// Field positions (Arm ARM TRBSR_EL1; Part E names the fields but has no register layout):
+//   [63:32] RES0  [31:26] EC  [25:23] RES0  [22] IRQ  [21] TRG  [20] WRAP  [19] RES0
+//   [18] EA  [17] S  [16] RES0  [15:0] MSS
+// EC values from Part E: 0x00 other buffer management event (R_MBSHC, R_XRRRWP), 0x1F
+// IMPLEMENTATION DEFINED event (R_CHNSL), 0x24 / 0x25 stage 1 / stage 2 Data Abort on write to
+// trace buffer (R_FSPBK, R_XRLSC). MSS is BSC, FSC (the table shared with PMBSR_EL1) or
+// IMPLEMENTATION DEFINED by EC.
+#pragma once
+
+#include <cstdint>
+
+#include "../spe/fault_status.hpp"
+
+namespace tracecodec::trbe {
+
+using spe::decode_fault_status;
+using spe::encode_fault_status;
+using spe::fault_kind;
+using spe::fault_status;
+using spe::fsc_encoding;
+using spe::mss_code_mask;
+using spe::mss_format;
+using spe::mss_res0_mask;
+
+namespace detail {
+constexpr std::uint64_t bits(std::uint64_t v, unsigned hi, unsigned lo) noexcept {
+  return (v >> lo) & ((std::uint64_t{1} << (hi - lo + 1)) - 1);  // fields are < 64 bits wide
+}
+}  // namespace detail
+
+// [63:32], [25:23], [19], [16]
+inline constexpr std::uint64_t trbsr_res0_mask = 0xffff'ffff'0389'0000ull;
+
+// EC, bits [31:26]. The enumerator value is the EC code; every other code is reserved.
+enum class exception_class : std::uint8_t {
+  other_buffer_management_event = 0x00,
+  implementation_defined_event = 0x1f,  // IMPLEMENTATION DEFINED buffer management event
+  stage1_data_abort = 0x24,             // stage 1 Data Abort on write to trace buffer
+  stage2_data_abort = 0x25,             // stage 2 Data Abort on write to trace buffer
+  reserved = 0xff,
+};
+
+constexpr exception_class exception_class_of(std::uint8_t ec) noexcept {
+  switch (ec) {
+    case 0x00: case 0x1f: case 0x24: case 0x25: return static_cast<exception_class>(ec);
+    default: return exception_class::reserved;
+  }
+}
+
+constexpr mss_format mss_format_of(exception_class ec) noexcept {
+  switch (ec) {
+    case exception_class::other_buffer_management_event: return mss_format::bsc;
+    case exception_class::stage1_data_abort:
+    case exception_class::stage2_data_abort: return mss_format::fsc;
+    case exception_class::implementation_defined_event: return mss_format::implementation_defined;
+    default: return mss_format::unknown;
+  }
+}
+
+// BSC, MSS bits [5:0], for EC 0x00.
+enum class buffer_status : std::uint8_t {
+  not_filled = 0b000000,     // E1.2.3.8: "the trace buffer is not full"
+  filled = 0b000001,         // buffer full event in Fill mode (R_MBSHC)
+  trigger_event = 0b000010,  // Trigger Event in Stop on trigger mode (R_XRRRWP)
+  reserved = 0xff,
+};
+
+constexpr buffer_status buffer_status_of(std::uint8_t bsc) noexcept {
+  return bsc <= 2 ? static_cast<buffer_status>(bsc) : buffer_status::reserved;
+}
+
+// The raw fields of one TRBSR_EL1 value. `res0` holds the register's RES0 bits that were set;
+// MSS is kept whole in `mss`, so encode_trbsr(decode_trbsr(x)) == x.
+struct trbsr {
+  std::uint8_t ec = 0;     // EC, bits [31:26]
+  std::uint8_t irq = 0;    // IRQ, bit [22]: trace buffer management event, TRBIRQ asserted
+  std::uint8_t trg = 0;    // TRG, bit [21]: a Detected Trigger has occurred
+  std::uint8_t wrap = 0;   // WRAP, bit [20]: the current write pointer has wrapped
+  std::uint8_t ea = 0;     // EA, bit [18]: External Abort
+  std::uint8_t s = 0;      // S, bit [17]: collection stopped
+  std::uint16_t mss = 0;   // MSS, bits [15:0]
+  std::uint64_t res0 = 0;  // RES0 bits found set outside MSS
+
+  constexpr bool operator==(const trbsr&) const = default;
+
+  constexpr exception_class event() const noexcept { return exception_class_of(ec); }
+  constexpr mss_format syndrome() const noexcept { return mss_format_of(event()); }
+  constexpr std::uint8_t mss_code() const noexcept {
+    return static_cast<std::uint8_t>(mss & mss_code_mask);
+  }
+  // BSC; reserved unless syndrome() is mss_format::bsc.
+  constexpr buffer_status bsc() const noexcept {
+    return syndrome() == mss_format::bsc ? buffer_status_of(mss_code()) : buffer_status::reserved;
+  }
+  // FSC; reserved unless syndrome() is mss_format::fsc.
+  constexpr fault_status fsc() const noexcept {
+    return syndrome() == mss_format::fsc ? decode_fault_status(mss_code()) : fault_status{};
+  }
+  // Every RES0 bit that is set: the register's, and MSS bits [15:6] for BSC and FSC.
+  constexpr std::uint64_t res0_set() const noexcept {
+    const bool laid_out = syndrome() == mss_format::bsc || syndrome() == mss_format::fsc;
+    return res0 | (laid_out ? static_cast<std::uint64_t>(mss & mss_res0_mask) : 0);
+  }
+};
+
+constexpr trbsr decode_trbsr(std::uint64_t v) noexcept {
+  using detail::bits;
+  trbsr r;
+  r.ec = static_cast<std::uint8_t>(bits(v, 31, 26));
+  r.irq = static_cast<std::uint8_t>(bits(v, 22, 22));
+  r.trg = static_cast<std::uint8_t>(bits(v, 21, 21));
+  r.wrap = static_cast<std::uint8_t>(bits(v, 20, 20));
+  r.ea = static_cast<std::uint8_t>(bits(v, 18, 18));
+  r.s = static_cast<std::uint8_t>(bits(v, 17, 17));
+  r.mss = static_cast<std::uint16_t>(bits(v, 15, 0));
+  r.res0 = v & trbsr_res0_mask;
+  return r;
+}
+
+enum class encode_error : std::uint8_t {
+  none,
+  field_out_of_range,  // a field value wider than its bits
+  res0_outside_mask,   // `res0` has a bit that is not a RES0 bit of the register
+};
+
+struct encode_result {
+  std::uint64_t value = 0;  // 0 on error
+  encode_error error = encode_error::none;
+  constexpr bool ok() const noexcept { return error == encode_error::none; }
+};
+
+constexpr encode_result encode_trbsr(const trbsr& r) noexcept {
+  if (r.ec > 0x3f || r.irq > 1 || r.trg > 1 || r.wrap > 1 || r.ea > 1 || r.s > 1)
+    return {0, encode_error::field_out_of_range};
+  if ((r.res0 & ~trbsr_res0_mask) != 0) return {0, encode_error::res0_outside_mask};
+  return {std::uint64_t{r.ec} << 26 | std::uint64_t{r.irq} << 22 | std::uint64_t{r.trg} << 21 |
+              std::uint64_t{r.wrap} << 20 | std::uint64_t{r.ea} << 18 | std::uint64_t{r.s} << 17 |
+              r.mss | r.res0,
+          encode_error::none};
+}
+
+}  // namespace tracecodec::trbe
