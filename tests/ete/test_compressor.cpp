@@ -14,6 +14,7 @@
 #include <deque>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 
 #include "common.hpp"
@@ -490,4 +491,86 @@ TEST_CASE("compressor property test: random legal PE behaviour round-trips exact
   MESSAGE("compressor property test: " << total_elements << " elements, " << total_bytes
                                        << " bytes, 8 configurations");
   CHECK(total_elements >= 1000000);
+}
+
+TEST_CASE("compressor: periodic A-Sync + Trace Info lets a decoder start mid-stream") {
+  const registers regs = configs[4].regs;  // COMMOPT 0, MAXSPEC 255
+  const config c = config::from(regs);
+  generator g{c, std::mt19937_64(99), {}, {}, {}};
+  g.start();
+  while (g.stream.size() < 20000) g.step();
+  g.finish();
+  compressor_options opt;
+  opt.sync_interval = 1024;
+  auto comp = std::make_unique<element_encoder<>>(regs, opt);
+  std::vector<std::uint8_t> bytes;
+  std::uint8_t chunk[512];
+  for (const element& e : g.stream) {
+    while (comp->push(e) == error_code::buffer_too_small)
+      bytes.insert(bytes.end(), chunk, chunk + comp->drain(chunk, sizeof chunk));
+  }
+  REQUIRE(comp->finish() == error_code::ok);
+  while (const std::size_t n = comp->drain(chunk, sizeof chunk)) bytes.insert(bytes.end(), chunk, chunk + n);
+
+  // The committed elements are the generator's, plus each sync point's Trace Info element and
+  // the Context element of the Context packet that follows it (the current context restated).
+  std::set<std::uint64_t> sync_contexts;
+  {
+    const decoded pk = decode_all(regs, bytes);
+    for (std::size_t i = 1; i < pk.packets.size(); ++i)
+      if (pk.packets[i].kind == packet_kind::context && pk.packets[i - 1].kind == packet_kind::trace_info)
+        sync_contexts.insert(pk.packets[i].offset);
+  }
+  auto behaviour = [&](const std::vector<element>& in, bool decoded_side) {
+    std::vector<element> out;
+    for (const element& e : in) {
+      if (e.kind == element_kind::trace_info) continue;
+      if (decoded_side && e.kind == element_kind::context && sync_contexts.count(e.offset)) continue;
+      out.push_back(e);
+    }
+    return out;
+  };
+  std::vector<element> got;
+  std::size_t errors = 0, trace_infos = 0;
+  auto reader = std::make_unique<element_reader<>>(regs);
+  reader->decode(bytes.data(), bytes.size(), [&](const element& e) {
+    got.push_back(e);
+    trace_infos += e.kind == element_kind::trace_info;
+  }, [&](const diagnostic&) { ++errors; });
+  CHECK(errors == 0);
+  // A sync point once at least 1024 bytes went out since the last (one element may add up to
+  // max_element_bytes more).
+  CHECK(trace_infos >= bytes.size() / (1024 + element_encoder<>::max_element_bytes));
+  const auto want = behaviour(g.committed, false), have = behaviour(got, true);
+  std::size_t first = 0;
+  while (first < want.size() && first < have.size() && same_behaviour(want[first], have[first])) ++first;
+  if (first < want.size() || first < have.size()) {
+    CAPTURE(first);
+    const std::string w = first < want.size() ? element_name(want[first].kind) : "-";
+    const std::string h = first < have.size() ? element_name(have[first].kind) : "-";
+    CAPTURE(w);
+    CAPTURE(h);
+    if (std::getenv("TRACECODEC_DEBUG"))
+      for (std::size_t i = first > 5 ? first - 5 : 0; i < first + 4; ++i) {
+        if (i < want.size()) std::printf("want[%zu] %s taken=%d in[%llu]\n", i, element_name(want[i].kind), want[i].taken, (unsigned long long)want[i].offset);
+        if (i < have.size()) std::printf(" got[%zu] %s taken=%d @%llu\n", i, element_name(have[i].kind), have[i].taken, (unsigned long long)have[i].offset);
+      }
+    FAIL("committed elements differ");
+  }
+
+  // Start at the third A-Sync: the decoder synchronizes there and decodes without errors.
+  std::size_t syncs = 0, from = 0;
+  for (std::size_t i = 0; i + 12 <= bytes.size() && syncs < 3; ++i) {
+    bool a = bytes[i + 11] == 0x80;
+    for (std::size_t k = 0; a && k < 11; ++k) a = bytes[i + k] == 0;
+    if (a && (i == 0 || bytes[i - 1] != 0)) {
+      ++syncs;
+      from = i;
+    }
+  }
+  REQUIRE(syncs == 3);
+  const std::vector<std::uint8_t> tail(bytes.begin() + static_cast<long>(from), bytes.end());
+  const decoded mid = decode_all(regs, tail);
+  CHECK(mid.errors.empty());
+  CHECK(mid.packets.size() > 100);
 }

@@ -364,9 +364,10 @@ class element_encoder {
   }
 
   // A-Sync + Trace Info so that a decoder can start here, then the full current context.
+  // Outstanding speculation carries across it in the SPEC field; owed commits stay owed (an
+  // early commit could apply a later Mispredict differently, D9.3.3).
   constexpr void periodic_sync() noexcept {
     flush_all();
-    emit_commits();
     const context now = enc_.state().ctx;
     const std::uint32_t th = enc_.state().cc_threshold;
     put(make(packet_kind::async));

@@ -78,7 +78,7 @@ class resolver {
     q_.clear();
     tx_.clear();
     p0_ = unseen_ = 0;
-    initialized_ = in_tx_ = false;
+    initialized_ = in_tx_ = starts_in_tx_ = false;
   }
 
   // Takes one stage-1 element; calls out(const element&) for every element that becomes
@@ -87,9 +87,10 @@ class resolver {
   constexpr void push(const element& e, Out&& out, Err&& err) noexcept {
     switch (e.kind) {
       case element_kind::trace_info:  // D9.3.2.1: unseen speculative elements precede it
-        if (!initialized_) {
+        if (!initialized_) {  // analysis starts here, perhaps inside a transaction
           initialized_ = true;
           unseen_ = e.count;
+          starts_in_tx_ = e.is(element_flag::in_transaction);
         }
         stack(e, out, err);
         return;
@@ -264,10 +265,13 @@ class resolver {
         return;
       case element_kind::trace_info:
         out(e);
-        if (e.is(element_flag::in_transaction) && !in_tx_) {  // D9.3.2.1
+        // D9.3.2.1: the Trace Info that starts analysis inside a transaction opens it. Later
+        // ones restate a state that the transaction elements already track.
+        if (starts_in_tx_ && !in_tx_) {
           in_tx_ = true;
           tx_.clear();
         }
+        starts_in_tx_ = false;
         return;
       default:
         if (!in_tx_) {
@@ -291,6 +295,7 @@ class resolver {
   std::uint32_t unseen_ = 0;
   bool initialized_ = false;
   bool in_tx_ = false;
+  bool starts_in_tx_ = false;
 };
 
 }  // namespace tracecodec::ete
