@@ -1,16 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
-// Throughput of the ETE packet codec: decoding into fully resolved packets read by a consumer,
-// and encoding. Corpora: a synthetic mixed trace and, when ../shared is present, real snapshots
-// repeated to at least 8 MiB (each repeat starts at the snapshot's own A-Sync).
+// Throughput of the ETE codec, side by side with OpenCSD on the same bytes.
+//   BM_ete_decode/<corpus>     bytes -> fully resolved packets, every field read by a consumer
+//   BM_opencsd_decode/<corpus> OpenCSD's packet processor (C API, packet sink counting packets)
+//   BM_ete_elements/<corpus>   bytes -> packets -> elements -> speculation resolved
+//   BM_ete_encode/<corpus>     packets -> bytes (the packet encoder)
+//   BM_ete_compress/<corpus>   resolved elements -> shortest packets (the element compressor)
+// Corpora: a synthetic mixed trace made by the encoder (runs without ../shared), and real
+// snapshots from ../shared/conformance/ete repeated to at least 8 MiB (each repeat starts at
+// the snapshot's own A-Sync, so every repeat decodes exactly like the first).
 #include <benchmark/benchmark.h>
 
+#include <tracecodec/ete/element_encoder.hpp>
+#include <tracecodec/ete/element_reader.hpp>
 #include <tracecodec/ete/snapshot.hpp>
 
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "synthetic.hpp"
+#ifdef TRACECODEC_HAVE_OPENCSD
+#include "opencsd.hpp"
+#endif
 
 using namespace tracecodec::ete;
 
@@ -20,6 +32,8 @@ struct corpus {
   std::string name;
   registers regs;
   std::vector<std::uint8_t> bytes;
+  std::vector<packet> packets;
+  std::vector<element> elements;
 };
 
 constexpr std::size_t corpus_bytes = 8u << 20;
@@ -32,13 +46,21 @@ std::vector<std::uint8_t> repeat_to(const std::vector<std::uint8_t>& one, std::s
 
 std::vector<corpus> load_corpora() {
   std::vector<corpus> cs;
-  cs.push_back({"synthetic", bench::synthetic_regs, bench::synthetic_trace(corpus_bytes)});
+  cs.push_back({"synthetic", bench::synthetic_regs, bench::synthetic_trace(corpus_bytes), {}, {}});
   const char* env = std::getenv("TRACECODEC_CONFORMANCE_DIR");
   const std::string dir = env ? env : "../shared/conformance/ete";
-  for (const char* name : {"001-ack_test", "maxspec0_commopt1", "trace_file_cid_vmid", "src_addr"}) {
+  for (const char* name : {"001-ack_test", "trace_file_cid_vmid", "maxspec0_commopt1", "src_addr", "ts_marker"}) {
     const auto snap = snapshot::load(dir + "/snapshots/" + name);
     if (!snap.error.empty() || snap.buffers.empty()) continue;
-    cs.push_back({name, snap.buffers[0].regs, repeat_to(snap.buffers[0].data, corpus_bytes)});
+    cs.push_back({name, snap.buffers[0].regs, repeat_to(snap.buffers[0].data, corpus_bytes), {}, {}});
+  }
+  for (corpus& c : cs) {
+    decoder<> d(c.regs);
+    d.decode(c.bytes.data(), c.bytes.size(), [&](const packet& p) { c.packets.push_back(p); },
+             [](const diagnostic&) {});
+    auto r = std::make_unique<element_reader<>>(c.regs);
+    r->decode(c.bytes.data(), c.bytes.size(), [&](const element& e) { c.elements.push_back(e); },
+              [](const diagnostic&) {});
   }
   return cs;
 }
@@ -47,46 +69,91 @@ std::vector<corpus> load_corpora() {
 struct consumer {
   std::uint64_t acc = 0;
   void operator()(const packet& p) noexcept {
-    acc += p.address ^ p.timestamp ^ p.atoms ^ p.count ^ p.cycles ^ p.ctx.context_id ^
-           static_cast<unsigned>(p.kind) ^ p.offset;
+    acc += p.address ^ p.timestamp ^ p.atoms ^ p.count ^ p.cycles ^ p.ctx.context_id ^ p.ctx.vmid ^
+           p.ctx.el ^ static_cast<unsigned>(p.kind) ^ p.offset ^ p.size ^ p.exception_type;
   }
 };
 
-void decode(benchmark::State& state, const corpus* c) {
-  std::uint64_t packets = 0;
+void ete_decode(benchmark::State& state, const corpus* c) {
   for (auto _ : state) {
     decoder<> d(c->regs);
     consumer sink;
-    std::uint64_t n = 0, errors = 0;
-    d.decode(c->bytes.data(), c->bytes.size(),
-             [&](const packet& p) {
-               sink(p);
-               ++n;
-             },
+    std::uint64_t errors = 0;
+    d.decode(c->bytes.data(), c->bytes.size(), [&](const packet& p) { sink(p); },
              [&](const diagnostic&) { ++errors; });
     benchmark::DoNotOptimize(sink.acc);
-    packets += n;
     if (errors) state.SkipWithError("decode errors");
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * c->packets.size()));
+}
+
+#ifdef TRACECODEC_HAVE_OPENCSD
+void opencsd_decode(benchmark::State& state, const corpus* c) {
+  std::uint64_t packets = 0;
+  for (auto _ : state) {
+    const bench::opencsd_result r = bench::opencsd_packets(c->regs, c->bytes.data(), c->bytes.size());
+    if (!r.ok || r.bad) state.SkipWithError("OpenCSD reported errors");
+    packets += r.packets;
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
   state.SetItemsProcessed(static_cast<std::int64_t>(packets));
 }
+#endif
 
-void encode(benchmark::State& state, const corpus* c) {
-  std::vector<packet> ps;
-  decoder<> d(c->regs);
-  d.decode(c->bytes.data(), c->bytes.size(), [&](const packet& p) { ps.push_back(p); },
-           [](const diagnostic&) {});
+void ete_elements(benchmark::State& state, const corpus* c) {
+  auto r = std::make_unique<element_reader<>>(c->regs);
+  for (auto _ : state) {
+    *r = element_reader<>(c->regs);
+    std::uint64_t acc = 0, n = 0;
+    r->decode(c->bytes.data(), c->bytes.size(),
+              [&](const element& e) {
+                acc += e.address ^ e.timestamp ^ e.count ^ e.cycles ^ static_cast<unsigned>(e.kind) ^ e.taken;
+                ++n;
+              },
+              [](const diagnostic&) {});
+    benchmark::DoNotOptimize(acc);
+    if (n != c->elements.size()) state.SkipWithError("element count changed");
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * c->elements.size()));
+}
+
+void ete_encode(benchmark::State& state, const corpus* c) {
   std::vector<std::uint8_t> out(c->bytes.size() + 64);
   for (auto _ : state) {
     encoder<> e(c->regs);
     std::size_t at = 0;
-    for (const packet& p : ps) at += e.encode(p, out.data() + at, out.size() - at).size;
+    for (const packet& p : c->packets) at += e.encode(p, out.data() + at, out.size() - at).size;
     benchmark::DoNotOptimize(out.data());
     if (at != c->bytes.size()) state.SkipWithError("encode mismatch");
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * ps.size()));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * c->packets.size()));
+}
+
+void ete_compress(benchmark::State& state, const corpus* c) {
+  std::vector<std::uint8_t> out(c->bytes.size() * 2 + 4096);
+  std::uint64_t bytes = 0;
+  compressor_options opt;
+  opt.input = input_kind::resolved;
+  auto comp = std::make_unique<element_encoder<>>(c->regs, opt);
+  for (auto _ : state) {
+    *comp = element_encoder<>(c->regs, opt);
+    std::size_t at = 0;
+    for (const element& e : c->elements) {
+      if (comp->push(e) == error_code::buffer_too_small) {
+        at += comp->drain(out.data() + at, out.size() - at);
+        comp->push(e);
+      }
+    }
+    comp->finish(true);
+    at += comp->drain(out.data() + at, out.size() - at);
+    benchmark::DoNotOptimize(out.data());
+    bytes += at;
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes));  // bytes of output
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * c->elements.size()));
 }
 
 }  // namespace
@@ -94,10 +161,17 @@ void encode(benchmark::State& state, const corpus* c) {
 int main(int argc, char** argv) {
   static const std::vector<corpus> corpora = load_corpora();
   for (const corpus& c : corpora) {
-    benchmark::RegisterBenchmark(("BM_ete_decode/" + c.name).c_str(), decode, &c)
-        ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("BM_ete_encode/" + c.name).c_str(), encode, &c)
-        ->Unit(benchmark::kMillisecond);
+    auto reg = [&](const char* what, void (*fn)(benchmark::State&, const corpus*)) {
+      benchmark::RegisterBenchmark((std::string(what) + "/" + c.name).c_str(), fn, &c)
+          ->Unit(benchmark::kMillisecond);
+    };
+    reg("BM_ete_decode", ete_decode);
+#ifdef TRACECODEC_HAVE_OPENCSD
+    reg("BM_opencsd_decode", opencsd_decode);
+#endif
+    reg("BM_ete_elements", ete_elements);
+    reg("BM_ete_encode", ete_encode);
+    reg("BM_ete_compress", ete_compress);
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

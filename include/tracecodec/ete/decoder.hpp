@@ -14,6 +14,13 @@
 #include "packet.hpp"
 #include "state.hpp"
 
+// The hot path is one loop: parse() and the address readers are forced inline into it.
+#if defined(__GNUC__) || defined(__clang__)
+#define TRACECODEC_HOT [[gnu::always_inline]] inline
+#else
+#define TRACECODEC_HOT inline
+#endif
+
 namespace tracecodec::ete {
 
 enum class decode_status : std::uint8_t {
@@ -159,6 +166,18 @@ class decoder {
     finish();
     packet p{};
     for (;;) {
+      // Hot loop: synchronized, nothing carried over, a whole packet surely in the input.
+      // Anything unusual (errors, A-Sync runs, the input's tail) goes through next().
+      if (!scanning_ && buf_len_ == 0 && !has_pending_ && conf_.status() == error_code::ok) {
+        while (end_ - cur_ >= 32) {
+          const parse_result r = parse<false>(cur_, end_, pos_, p);
+          if (r.status != parse_status::ok) break;
+          cur_ += r.size;
+          pos_ += r.size;
+          ++stats_.packets;
+          on_packet(static_cast<const packet&>(p));
+        }
+      }
       const decode_status s = next(p);
       if (s == decode_status::packet)
         on_packet(static_cast<const packet&>(p));
@@ -299,7 +318,7 @@ class decoder {
   // Parses one packet whose header is at p. Checked=false promises 32 readable bytes, so the
   // fixed-size reads skip their bounds checks. State is only changed once the packet is whole.
   template <bool Checked>
-  constexpr parse_result parse(const std::uint8_t* p, const std::uint8_t* end,
+  TRACECODEC_HOT constexpr parse_result parse(const std::uint8_t* p, const std::uint8_t* end,
                                std::uint64_t offset, packet& out) noexcept {
     const std::uint8_t h = p[0];
     const header_entry& e = table()[h];
@@ -320,6 +339,11 @@ class decoder {
   } while (0)
 
     const std::uint8_t* q = p + 1;
+    if (e.op == payload_op::none && e.kind >= packet_kind::mispredict &&
+        e.kind <= packet_kind::atom_f6) {  // the most common packets: atoms, all in the table
+      out.size = 1;
+      return ok(1);
+    }
     switch (e.op) {
       case payload_op::none:
         switch (e.kind) {
@@ -532,7 +556,7 @@ class decoder {
   // (D9.2.14), the context of the with-context forms (D9.2.14.8), the Q count (D9.2.11.1).
   // Nothing is committed to the state until the whole packet is present.
   template <bool Checked>
-  constexpr parse_result address_packet(payload_op op, std::uint8_t aux, const std::uint8_t* p,
+  TRACECODEC_HOT constexpr parse_result address_packet(payload_op op, std::uint8_t aux, const std::uint8_t* p,
                                         const std::uint8_t* q, const std::uint8_t* end,
                                         packet& out) noexcept {
     address_entry a{};
@@ -578,7 +602,7 @@ class decoder {
 
   // Reads an address payload of the given op (D9.2.14). Does not touch the history.
   template <bool Checked>
-  constexpr parse_result read_address(payload_op op, std::uint8_t aux, const std::uint8_t*& q,
+  TRACECODEC_HOT constexpr parse_result read_address(payload_op op, std::uint8_t aux, const std::uint8_t*& q,
                                       const std::uint8_t* end, address_entry& a,
                                       packet& out) const noexcept {
     const address_entry& last = st_.history.entry[0];
