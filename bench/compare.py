@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Runs ete-bench and prints tracecodec against OpenCSD, side by side, as a markdown table.
+
+usage: bench/compare.py [path/to/ete-bench] [extra benchmark args...]
+Ratios are of bytes/s measured in the same run (the machines are shared and noisy: compare
+ratios, not absolute times).
+"""
+import json
+import os
+import subprocess
+import sys
+
+
+def main():
+    exe = sys.argv[1] if len(sys.argv) > 1 else "build/bench/ete-bench"
+    extra = sys.argv[2:] or ["--benchmark_min_time=0.5", "--benchmark_repetitions=3",
+                             "--benchmark_report_aggregates_only=true"]
+    out = subprocess.run([exe, "--benchmark_format=json"] + extra, check=True,
+                         capture_output=True, text=True).stdout
+    rows = {}
+    for b in json.loads(out)["benchmarks"]:
+        name = b.get("run_name", b["name"])
+        if b.get("aggregate_name") not in (None, "median"):
+            continue
+        family, corpus = name.split("/", 1)
+        rows.setdefault(corpus, {})[family] = b.get("bytes_per_second", 0.0) / 1e6
+    fams = ["BM_ete_decode", "BM_opencsd_decode", "BM_ete_elements", "BM_ete_encode", "BM_ete_compress"]
+    print("| corpus | ete decode MB/s | OpenCSD MB/s | decode ratio | elements MB/s | elements ratio | encode MB/s (out) | compress MB/s (out) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for corpus, r in rows.items():
+        o = r.get("BM_opencsd_decode")
+        d, e = r.get("BM_ete_decode"), r.get("BM_ete_elements")
+        ratio = lambda x: f"{x / o:.1f}x" if (o and x) else "-"
+        fmt = lambda x: f"{x:.0f}" if x else "-"
+        print(f"| {corpus} | {fmt(d)} | {fmt(o)} | {ratio(d)} | {fmt(e)} | {ratio(e)} | "
+              f"{fmt(r.get('BM_ete_encode'))} | {fmt(r.get('BM_ete_compress'))} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
