@@ -11,15 +11,9 @@
 #include "error.hpp"
 #include "fields.hpp"
 #include "header_table.hpp"
+#include "hot.hpp"
 #include "packet.hpp"
 #include "state.hpp"
-
-// The hot path is one loop: parse() and the address readers are forced inline into it.
-#if defined(__GNUC__) || defined(__clang__)
-#define TRACECODEC_HOT [[gnu::always_inline]] inline
-#else
-#define TRACECODEC_HOT inline
-#endif
 
 namespace tracecodec::ete {
 

@@ -9,6 +9,7 @@
 
 #include "config.hpp"
 #include "element.hpp"
+#include "hot.hpp"
 #include "packet.hpp"
 
 namespace tracecodec::ete {
@@ -31,11 +32,11 @@ class element_decoder {
 
   // Emits the elements of one packet, in order, to sink(const element&).
   template <class Sink>
-  constexpr void process(const packet& p, Sink&& sink) noexcept {
+  TRACECODEC_HOT constexpr void process(const packet& p, Sink&& sink) noexcept {
     using K = packet_kind;
     element e{};
     e.offset = p.offset;
-    auto emit = [&](element_kind k, bool p0 = false) {
+    auto emit = [&](element_kind k, bool p0 = false) TRACECODEC_HOT_LAMBDA {
       e.kind = k;
       e.p0 = p0;
       sink(static_cast<const element&>(e));
@@ -43,7 +44,7 @@ class element_decoder {
       e.offset = p.offset;
     };
     // D9.2.18.2 HandleAtom(): the atom, then one more speculative P0 element.
-    auto atoms = [&] {
+    auto atoms = [&]() TRACECODEC_HOT_LAMBDA {
       for (unsigned i = 0; i < p.atom_count; ++i) {
         e.taken = p.atom(i);
         emit(element_kind::atom, true);
@@ -250,7 +251,7 @@ class element_decoder {
  private:
   // D9.2.18.3 UpdateSpecDepth(): beyond MAXSPEC the oldest elements are implicitly committed.
   template <class Emit>
-  constexpr void update_depth(std::uint32_t n, Emit& emit, element& e) noexcept {
+  TRACECODEC_HOT constexpr void update_depth(std::uint32_t n, Emit& emit, element& e) noexcept {
     depth_ += n;
     if (depth_ > cfg().maxspec) {
       e.count = depth_ - cfg().maxspec;

@@ -14,26 +14,30 @@
 #include "config.hpp"
 #include "element.hpp"
 #include "error.hpp"
+#include "hot.hpp"
 
 namespace tracecodec::ete {
 
 namespace detail {
-// A fixed-capacity double-ended queue of elements.
+// A fixed-capacity double-ended queue of elements. The capacity is a power of two, so that
+// positions wrap with a mask.
 template <std::size_t N>
 class element_ring {
+  static_assert(N != 0 && (N & (N - 1)) == 0, "element_ring capacity must be a power of two");
+
  public:
   constexpr std::size_t size() const noexcept { return size_; }
   constexpr bool empty() const noexcept { return size_ == 0; }
   constexpr bool full() const noexcept { return size_ == N; }
-  constexpr element& operator[](std::size_t i) noexcept { return buf_[(head_ + i) % N]; }
-  constexpr const element& operator[](std::size_t i) const noexcept { return buf_[(head_ + i) % N]; }
+  constexpr element& operator[](std::size_t i) noexcept { return buf_[(head_ + i) & (N - 1)]; }
+  constexpr const element& operator[](std::size_t i) const noexcept { return buf_[(head_ + i) & (N - 1)]; }
   constexpr element& front() noexcept { return (*this)[0]; }
   constexpr void push_back(const element& e) noexcept {
-    buf_[(head_ + size_) % N] = e;
+    buf_[(head_ + size_) & (N - 1)] = e;
     ++size_;
   }
   constexpr void pop_front() noexcept {
-    head_ = (head_ + 1) % N;
+    head_ = (head_ + 1) & (N - 1);
     --size_;
   }
   constexpr void truncate(std::size_t n) noexcept { size_ = n; }
@@ -48,7 +52,10 @@ class element_ring {
 // Queue capacity for a configuration: MAXSPEC P0 elements plus the non-P0 elements that may
 // travel with them (addresses, contexts, timestamps, cycle counts, events).
 constexpr std::size_t resolution_capacity(std::uint32_t maxspec) noexcept {
-  return 4u * (static_cast<std::size_t>(maxspec) + 1u) + 64u;
+  const std::size_t need = 4u * (static_cast<std::size_t>(maxspec) + 1u) + 64u;
+  std::size_t n = 64;
+  while (n < need) n *= 2;  // rounded up to a power of two
+  return n;
 }
 
 template <class Config>
@@ -77,14 +84,25 @@ class resolver {
   constexpr void reset() noexcept {
     q_.clear();
     tx_.clear();
-    p0_ = unseen_ = 0;
+    p0_ = unseen_ = mispredicts_ = 0;
     initialized_ = in_tx_ = starts_in_tx_ = false;
   }
 
   // Takes one stage-1 element; calls out(const element&) for every element that becomes
   // committed, and err(const diagnostic&) if a bounded queue overflows.
   template <class Out, class Err>
-  constexpr void push(const element& e, Out&& out, Err&& err) noexcept {
+  TRACECODEC_HOT constexpr void push(const element& e, Out&& out, Err&& err) noexcept {
+    if (cfg().maxspec == 0 && unseen_ == 0) {
+      // MAXSPEC 0 (D1.10.1.1): every P0 element is committed as soon as it is traced, so
+      // nothing ever waits. Commits and Discards have nothing to act on; a Mispredict comes
+      // after its atom was committed and is passed on (as deliver() would).
+      if (e.kind == element_kind::commit || e.kind == element_kind::discard ||
+          e.kind == element_kind::cancel)
+        return;
+      if (e.kind == element_kind::trace_info) initialized_ = true;
+      deliver_committed(e, out, err);
+      return;
+    }
     switch (e.kind) {
       case element_kind::trace_info:  // D9.3.2.1: unseen speculative elements precede it
         if (!initialized_) {  // analysis starts here, perhaps inside a transaction
@@ -97,7 +115,10 @@ class resolver {
       case element_kind::commit: commit(e.count, out, err); return;
       case element_kind::cancel: cancel(e.count, out, err); return;
       case element_kind::discard: discard(out, err); return;
-      case element_kind::mispredict: stack(e, out, err); return;  // D9.3.1: stacked
+      case element_kind::mispredict:  // D9.3.1: stacked
+        if (!q_.empty() || unseen_ != 0) ++mispredicts_;
+        stack(e, out, err);
+        return;
       default: stack(e, out, err); return;
     }
   }
@@ -122,7 +143,7 @@ class resolver {
   template <class Out, class Err>
   constexpr void stack(const element& e, Out& out, Err& err) noexcept {
     if (q_.empty() && unseen_ == 0 && !e.p0) {
-      deliver(e, out, err);
+      deliver(e, out, err, false);
       return;
     }
     if (q_.full()) {  // more speculation than the capacity allows: commit the oldest
@@ -191,7 +212,10 @@ class resolver {
         --p0_;
         continue;
       }
-      if (kept_on_cancel(x.kind)) q_[w++] = x;
+      if (kept_on_cancel(x.kind))
+        q_[w++] = x;
+      else if (x.kind == element_kind::mispredict)
+        --mispredicts_;
     }
     q_.truncate(w);
     while (n && unseen_) {  // more than the observed speculation: unseen elements
@@ -210,6 +234,7 @@ class resolver {
     for (std::size_t r = 0; r < q_.size(); ++r)
       if (kept_on_discard(q_[r].kind)) deliver(q_[r], out, err);
     q_.clear();
+    mispredicts_ = 0;
   }
 
   // D2.5.4: a Mispredict element says the most recent non-canceled Atom element has the
@@ -217,26 +242,40 @@ class resolver {
   // (Table D9.2). When an atom is committed, the Mispredicts queued after it (before the next
   // atom) are applied to it and consumed; a Mispredict whose atom was committed before it
   // arrived is passed on as an element, for the analysis stage to apply (D9.5.11).
-  constexpr element with_mispredicts(element atom) noexcept {
+  constexpr bool flip_for_mispredicts() noexcept {
+    bool flip = false;
     for (std::size_t i = 0; i < q_.size(); ++i) {
       element& x = q_[i];
       if (x.kind == element_kind::atom) break;
       if (x.kind == element_kind::mispredict && !x.is(applied)) {
-        atom.taken = !atom.taken;
+        flip = !flip;
         x.flags = static_cast<std::uint8_t>(x.flags | applied);
       }
     }
-    return atom;
+    return flip;
   }
   static constexpr std::uint8_t applied = 0x80;  // internal: Mispredict already applied
 
   // D9.4: the transaction stage on the committed stream. A Transaction Start opens a
   // transaction whose elements are held until Transaction Commit (passed on) or Transaction
   // Failure (dropped, except Events, Timestamps and Cycle Counts: D9.4.4 R_XPKFL, R_XZBFV).
+  // `queued`: the element comes out of the resolution queue (not straight from stack()).
   template <class Out, class Err>
-  constexpr void deliver(const element& in, Out& out, Err& err) noexcept {
-    if (in.kind == element_kind::mispredict && in.is(applied)) return;
-    const element e = in.kind == element_kind::atom ? with_mispredicts(in) : in;
+  constexpr void deliver(const element& e, Out& out, Err& err, bool queued = true) noexcept {
+    if (e.kind == element_kind::mispredict) {
+      if (queued) --mispredicts_;
+      if (e.is(applied)) return;
+    } else if (e.kind == element_kind::atom && mispredicts_ != 0 && flip_for_mispredicts()) {
+      element flipped = e;  // a Mispredict queued behind this atom corrects it
+      flipped.taken = !flipped.taken;
+      deliver_committed(flipped, out, err);
+      return;
+    }
+    deliver_committed(e, out, err);
+  }
+
+  template <class Out, class Err>
+  TRACECODEC_HOT constexpr void deliver_committed(const element& e, Out& out, Err& err) noexcept {
     switch (e.kind) {
       case element_kind::transaction_start:
         out(e);
@@ -293,6 +332,7 @@ class resolver {
   detail::element_ring<TransactionCapacity> tx_{};
   std::size_t p0_ = 0;
   std::uint32_t unseen_ = 0;
+  std::size_t mispredicts_ = 0;  // Mispredict elements stacked and not yet delivered or removed
   bool initialized_ = false;
   bool in_tx_ = false;
   bool starts_in_tx_ = false;
