@@ -11,6 +11,7 @@
 
 #include "decoder.hpp"
 #include "element_decoder.hpp"
+#include "hot.hpp"
 #include "resolver.hpp"
 
 namespace tracecodec::ete {
@@ -31,8 +32,19 @@ class element_reader {
   template <class OnElement, class OnError>
   constexpr void decode(const std::uint8_t* data, std::size_t size, OnElement&& on_element,
                         OnError&& on_error, bool resolve = true) noexcept {
-    auto to_resolver = [&](const element& e) {
-      if (resolve)
+    if (resolve)
+      run<true>(data, size, on_element, on_error);
+    else
+      run<false>(data, size, on_element, on_error);
+  }
+
+ private:
+  template <bool Resolve, class OnElement, class OnError>
+  constexpr void run(const std::uint8_t* data, std::size_t size, OnElement& on_element,
+                     OnError& on_error) noexcept {
+    const bool resolve = Resolve;
+    auto to_resolver = [&](const element& e) TRACECODEC_HOT_LAMBDA {
+      if constexpr (Resolve)
         resolve_.push(e, on_element, on_error);
       else
         on_element(e);
@@ -50,7 +62,6 @@ class element_reader {
         });
   }
 
- private:
   decoder<Config> packets_{};
   element_decoder<Config> elements_{};
   resolver<Config> resolve_{};
