@@ -29,6 +29,10 @@ class element_decoder {
     depth_ = 0;
     t_ = false;
   }
+  // For a consumer that has no use for the Commit elements UpdateSpecDepth implies (the
+  // resolver, when MAXSPEC is 0 and every P0 element is committed at once): they are not
+  // emitted. The speculation depth is tracked all the same.
+  constexpr void omit_implied_commits(bool omit) noexcept { omit_implied_ = omit; }
 
   // Emits the elements of one packet, in order, to sink(const element&).
   template <class Sink>
@@ -45,9 +49,13 @@ class element_decoder {
     };
     // D9.2.18.2 HandleAtom(): the atom, then one more speculative P0 element.
     auto atoms = [&]() TRACECODEC_HOT_LAMBDA {
+      element a{};  // one Atom element, reused: only `taken` changes
+      a.offset = p.offset;
+      a.kind = element_kind::atom;
+      a.p0 = true;
       for (unsigned i = 0; i < p.atom_count; ++i) {
-        e.taken = p.atom(i);
-        emit(element_kind::atom, true);
+        a.taken = p.atom(i);
+        sink(static_cast<const element&>(a));
         update_depth(1, emit, e);
       }
     };
@@ -254,8 +262,10 @@ class element_decoder {
   TRACECODEC_HOT constexpr void update_depth(std::uint32_t n, Emit& emit, element& e) noexcept {
     depth_ += n;
     if (depth_ > cfg().maxspec) {
-      e.count = depth_ - cfg().maxspec;
-      emit(element_kind::commit, false);
+      if (!omit_implied_) {
+        e.count = depth_ - cfg().maxspec;
+        emit(element_kind::commit, false);
+      }
       depth_ = cfg().maxspec;
     }
   }
@@ -263,6 +273,7 @@ class element_decoder {
   [[no_unique_address]] Config cfg_{};
   std::uint32_t depth_ = 0;
   bool t_ = false;
+  bool omit_implied_ = false;
 };
 
 }  // namespace tracecodec::ete

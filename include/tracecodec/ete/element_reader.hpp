@@ -43,6 +43,8 @@ class element_reader {
   constexpr void run(const std::uint8_t* data, std::size_t size, OnElement& on_element,
                      OnError& on_error) noexcept {
     const bool resolve = Resolve;
+    // With MAXSPEC 0 the resolver passes everything straight on; implied commits are noise.
+    elements_.omit_implied_commits(Resolve && packets_.cfg().maxspec == 0);
     auto to_resolver = [&](const element& e) TRACECODEC_HOT_LAMBDA {
       if constexpr (Resolve)
         resolve_.push(e, on_element, on_error);
