@@ -14,6 +14,7 @@
 #include "ete/element_reader.hpp"
 #include "ete/resolver.hpp"
 #include "ete/element_encoder.hpp"
+#include "arm/register_field.hpp"
 #include "brbe/brbinf.hpp"
 #include "brbe/config.hpp"
 #include "brbe/cycle_count.hpp"

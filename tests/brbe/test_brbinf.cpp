@@ -8,25 +8,20 @@
 #include <cstdint>
 #include <string>
 
-#include "random.hpp"
+#include "../common/random.hpp"
+#include "../common/register_check.hpp"
 
 using namespace tracecodec::brbe;
 
 namespace {
 
 // Field positions as the register description lists them, low bit and width.
-struct position {
-  const char* name;
-  unsigned lo;
-  unsigned width;
-};
-constexpr position fields[] = {
+constexpr test::position fields[] = {
     {"VALID", 0, 2}, {"MPRED", 5, 1}, {"EL", 6, 2},   {"TYPE", 8, 6},
     {"T", 16, 1},    {"LASTFAILED", 17, 1}, {"CC", 32, 14}, {"CCU", 46, 1},
 };
 
-std::uint64_t field_of(const brbinf& r, const char* name) {
-  const std::string n = name;
+std::uint64_t field_of(const brbinf& r, const std::string& n) {
   if (n == "VALID") return r.valid;
   if (n == "MPRED") return r.mpred;
   if (n == "EL") return r.el;
@@ -37,21 +32,8 @@ std::uint64_t field_of(const brbinf& r, const char* name) {
   return r.ccu;
 }
 
-// Every bit that is in no field is RES0: [63:47], [31:18], [15:14], [4:2].
-std::uint64_t res0_from_table() {
-  std::uint64_t used = 0;
-  for (const position& p : fields)
-    for (unsigned i = 0; i < p.width; ++i) used |= 1ull << (p.lo + i);
-  return ~used;
-}
-
 // The TYPE table of the register description, code and text.
-struct type_row {
-  unsigned code;
-  branch_type type;
-  const char* text;
-};
-constexpr type_row type_table[] = {
+constexpr test::code_row<branch_type> type_table[] = {
     {0b000000, branch_type::direct, "Unconditional direct branch, excluding Branch with link"},
     {0b000001, branch_type::indirect,
      "Indirect branch, excluding Branch with link, Return from subroutine, and Exception return"},
@@ -79,17 +61,9 @@ constexpr type_row type_table[] = {
 }  // namespace
 
 TEST_CASE("BRBINF: each bit lands in the field the register description gives it") {
-  const std::uint64_t res0 = res0_from_table();
-  CHECK(res0 == 0xffff8000fffcc01cull);  // [63:47], [31:18], [15:14], [4:2]
-  for (unsigned bit = 0; bit < 64; ++bit) {
-    CAPTURE(bit);
-    const brbinf r = decode_brbinf(1ull << bit);
-    for (const position& p : fields) {
-      const bool inside = bit >= p.lo && bit < p.lo + p.width;
-      CHECK(field_of(r, p.name) == (inside ? 1ull << (bit - p.lo) : 0));
-    }
-    CHECK(r.res0 == (((res0 >> bit) & 1) ? 1ull << bit : 0));
-  }
+  // [63:47], [31:18], [15:14], [4:2]
+  CHECK(test::res0_from_table(fields) == 0xffff8000fffcc01cull);
+  test::check_each_bit(fields, decode_brbinf, field_of);
 }
 
 TEST_CASE("BRBINF: a full indirect call record with a cycle count, by hand") {
@@ -134,24 +108,13 @@ TEST_CASE("BRBINF: CCU=1 and CC all ones") {
 }
 
 TEST_CASE("BRBINF: every TYPE the register names, and every other code reserved") {
-  for (const type_row& row : type_table) {
-    CAPTURE(row.code);
-    CHECK(branch_type_of(static_cast<std::uint8_t>(row.code)) == row.type);
-    CHECK(static_cast<unsigned>(row.type) == row.code);
-    CHECK(std::string(branch_type_meaning(row.type)) == row.text);
-    CHECK(decode_brbinf(std::uint64_t{row.code} << 8).branch() == row.type);
-  }
-  unsigned reserved = 0;
-  for (unsigned code = 0; code < 64; ++code) {
-    bool named = false;
-    for (const type_row& row : type_table) named = named || row.code == code;
-    if (named) continue;
-    CAPTURE(code);
-    CHECK(branch_type_of(static_cast<std::uint8_t>(code)) == branch_type::reserved);
-    CHECK(std::string(branch_type_meaning(branch_type_of(static_cast<std::uint8_t>(code)))) ==
-          "reserved");
-    ++reserved;
-  }
+  const unsigned reserved = test::check_codes(
+      type_table, 6, [](unsigned code) { return branch_type_of(static_cast<std::uint8_t>(code)); },
+      branch_type_meaning, [](unsigned code, const test::code_row<branch_type>* row) {
+        if (row != nullptr) CHECK(static_cast<unsigned>(row->value) == code);
+        CHECK(decode_brbinf(std::uint64_t{code} << 8).branch() ==
+              branch_type_of(static_cast<std::uint8_t>(code)));
+      });
   CHECK(reserved == 64 - 20);
   // A reserved code is kept as read.
   CHECK(decode_brbinf(0x3full << 8).type == 0x3f);
@@ -189,21 +152,16 @@ TEST_CASE("BRBINF: which fields each VALID value makes valid") {
 }
 
 TEST_CASE("BRBINF: random 64-bit values round-trip, RES0 bits reported") {
-  const std::uint64_t res0 = res0_from_table();
+  const std::uint64_t res0 = test::res0_from_table(fields);
   test::splitmix64 rng{0xb5b1f0};
   unsigned with_res0 = 0;
   for (int i = 0; i < 200000; ++i) {
     // Half the values keep RES0 clear, as hardware writes them.
     std::uint64_t x = rng.next();
     if (i % 2) x &= ~res0;
-    const brbinf r = decode_brbinf(x);
-    for (const position& p : fields)
-      REQUIRE(field_of(r, p.name) == ((x >> p.lo) & ((1ull << p.width) - 1)));
-    REQUIRE(r.res0 == (x & res0));
+    const brbinf r =
+        test::require_round_trip(fields, res0, x, decode_brbinf, encode_brbinf, field_of);
     with_res0 += r.res0 != 0;
-    const encode_result e = encode_brbinf(r);
-    REQUIRE(e.ok());
-    REQUIRE(e.value == x);
     brbinf clean = r;
     clean.res0 = 0;
     REQUIRE(encode_brbinf(clean).value == (x & ~res0));

@@ -8,15 +8,12 @@
 #include <initializer_list>
 #include <string>
 
-#include "json_check.hpp"
+#include "../common/json_check.hpp"
+#include "../common/register_check.hpp"
 
 using namespace tracecodec::brbe;
 
-namespace {
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-}  // namespace
+using test::contains;
 
 TEST_CASE("format: a full indirect call with 1000 cycles") {
   const brbinf r = decode_brbinf(0x000002f400000343ull);

@@ -6,15 +6,11 @@
 
 #include <string>
 
-#include "../brbe/json_check.hpp"
+#include "../common/json_check.hpp"
+#include "../common/register_check.hpp"
 
 using namespace tracecodec::spe;
-
-namespace {
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-}  // namespace
+using test::contains;
 
 TEST_CASE("format: stage 1 Data Abort, level-2 Translation fault") {
   const pmbsr r = decode_pmbsr(0x90020006);

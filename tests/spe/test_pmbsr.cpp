@@ -8,19 +8,16 @@
 #include <cstdint>
 #include <string>
 
-#include "../brbe/random.hpp"
+#include "../common/random.hpp"
+#include "../common/register_check.hpp"
+#include "../common/syndrome_check.hpp"
 
 using namespace tracecodec::spe;
 
 namespace {
 
-struct position {
-  const char* name;
-  unsigned lo;
-  unsigned width;
-};
 // EC [31:26], DL [19], EA [18], S [17], COLL [16], MSS [15:0]; everything else RES0.
-constexpr position fields[] = {
+constexpr test::position fields[] = {
     {"EC", 26, 6}, {"DL", 19, 1}, {"EA", 18, 1}, {"S", 17, 1}, {"COLL", 16, 1}, {"MSS", 0, 16},
 };
 
@@ -33,67 +30,35 @@ std::uint64_t field_of(const pmbsr& r, const std::string& n) {
   return r.mss;
 }
 
-std::uint64_t res0_from_table() {
-  std::uint64_t used = 0;
-  for (const position& p : fields)
-    for (unsigned i = 0; i < p.width; ++i) used |= 1ull << (p.lo + i);
-  return ~used;
-}
+// The EC codes the register names, the MSS layout each gives, and their text.
+constexpr test::ec_row<exception_class> ec_table[] = {
+    {0b000000, exception_class::other_buffer_management_event, mss_format::bsc,
+     "Other buffer management event"},
+    {0b100100, exception_class::stage1_data_abort, mss_format::fsc,
+     "Stage 1 Data Abort on write to Profiling Buffer"},
+    {0b100101, exception_class::stage2_data_abort, mss_format::fsc,
+     "Stage 2 Data Abort on write to Profiling Buffer"},
+};
+
+constexpr test::code_row<buffer_status> bsc_table[] = {
+    {0b000000, buffer_status::not_filled, "Buffer not filled"},
+    {0b000001, buffer_status::filled, "Buffer filled"},
+};
 
 }  // namespace
 
 TEST_CASE("PMBSR: each bit lands in the field the register description gives it") {
-  const std::uint64_t res0 = res0_from_table();
-  CHECK(res0 == 0xffffffff03f00000ull);  // [63:32], [25:20]
-  for (unsigned bit = 0; bit < 64; ++bit) {
-    CAPTURE(bit);
-    const pmbsr r = decode_pmbsr(1ull << bit);
-    for (const position& p : fields) {
-      const bool inside = bit >= p.lo && bit < p.lo + p.width;
-      CHECK(field_of(r, p.name) == (inside ? 1ull << (bit - p.lo) : 0));
-    }
-    CHECK(r.res0 == (((res0 >> bit) & 1) ? 1ull << bit : 0));
-  }
+  CHECK(test::res0_from_table(fields) == 0xffffffff03f00000ull);  // [63:32], [25:20]
+  test::check_each_bit(fields, decode_pmbsr, field_of);
 }
 
 TEST_CASE("PMBSR: every EC the register names, and every other code reserved") {
-  for (unsigned ec = 0; ec < 64; ++ec) {
-    CAPTURE(ec);
-    const pmbsr r = decode_pmbsr(std::uint64_t{ec} << 26);
-    const std::string meaning = exception_class_meaning(r.event());
-    switch (ec) {
-      case 0b000000:
-        CHECK(r.event() == exception_class::other_buffer_management_event);
-        CHECK(r.syndrome() == mss_format::bsc);
-        CHECK(meaning == "Other buffer management event");
-        break;
-      case 0b100100:
-        CHECK(r.event() == exception_class::stage1_data_abort);
-        CHECK(r.syndrome() == mss_format::fsc);
-        CHECK(meaning == "Stage 1 Data Abort on write to Profiling Buffer");
-        break;
-      case 0b100101:
-        CHECK(r.event() == exception_class::stage2_data_abort);
-        CHECK(r.syndrome() == mss_format::fsc);
-        CHECK(meaning == "Stage 2 Data Abort on write to Profiling Buffer");
-        break;
-      default:
-        CHECK(r.event() == exception_class::reserved);
-        CHECK(r.syndrome() == mss_format::unknown);
-        CHECK(meaning == "reserved");
-    }
-  }
+  const unsigned reserved = test::check_every_ec(ec_table, decode_pmbsr, exception_class_meaning);
+  CHECK(reserved == 64 - 3);
 }
 
 TEST_CASE("PMBSR: BSC codes for the other buffer management event") {
-  CHECK(decode_pmbsr(0x0).bsc() == buffer_status::not_filled);
-  CHECK(decode_pmbsr(0x1).bsc() == buffer_status::filled);
-  CHECK(std::string(buffer_status_meaning(buffer_status::not_filled)) == "Buffer not filled");
-  CHECK(std::string(buffer_status_meaning(buffer_status::filled)) == "Buffer filled");
-  for (unsigned bsc = 2; bsc < 64; ++bsc) {
-    CAPTURE(bsc);
-    CHECK(decode_pmbsr(bsc).bsc() == buffer_status::reserved);
-  }
+  CHECK(test::check_every_bsc(bsc_table, decode_pmbsr, buffer_status_meaning) == 64 - 2);
   // For a Data Abort, MSS is an FSC, not a BSC: 0b000001 is Address Size fault level 1.
   const pmbsr abort = decode_pmbsr(0x24ull << 26 | 0x1);
   CHECK(abort.bsc() == buffer_status::reserved);
@@ -142,7 +107,7 @@ TEST_CASE("PMBSR: MSS bits [15:6] are RES0 only when EC gives MSS a layout") {
 }
 
 TEST_CASE("PMBSR: random 64-bit values round-trip, RES0 bits reported") {
-  const std::uint64_t res0 = res0_from_table();
+  const std::uint64_t res0 = test::res0_from_table(fields);
   test::splitmix64 rng{0x5be};
   for (int i = 0; i < 200000; ++i) {
     std::uint64_t x = rng.next();
@@ -151,16 +116,9 @@ TEST_CASE("PMBSR: random 64-bit values round-trip, RES0 bits reported") {
     if (i % 4 == 2)
       x = (x & ~(0x3full << 26)) | (static_cast<std::uint64_t>(0x24 + (i & 1)) << 26);
     if (i % 4 == 3) x &= ~(0x3full << 26);
-    const pmbsr r = decode_pmbsr(x);
-    for (const position& p : fields)
-      REQUIRE(field_of(r, p.name) == ((x >> p.lo) & ((1ull << p.width) - 1)));
+    const pmbsr r = test::require_round_trip(fields, res0, x, decode_pmbsr, encode_pmbsr, field_of);
     const unsigned ec = (x >> 26) & 0x3f;
-    const bool laid_out = ec == 0 || ec == 0x24 || ec == 0x25;
-    REQUIRE(r.res0 == (x & res0));
-    REQUIRE(r.res0_set() == ((x & res0) | (laid_out ? x & 0xffc0 : 0)));
-    const encode_result e = encode_pmbsr(r);
-    REQUIRE(e.ok());
-    REQUIRE(e.value == x);
+    test::require_res0_set(r, x, res0, ec == 0 || ec == 0x24 || ec == 0x25);
   }
 }
 

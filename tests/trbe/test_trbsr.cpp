@@ -10,20 +10,18 @@
 #include <initializer_list>
 #include <string>
 
-#include "../brbe/json_check.hpp"
-#include "../brbe/random.hpp"
+#include "../common/json_check.hpp"
+#include "../common/random.hpp"
+#include "../common/register_check.hpp"
+#include "../common/syndrome_check.hpp"
 
 using namespace tracecodec::trbe;
+using test::contains;
 
 namespace {
 
-struct position {
-  const char* name;
-  unsigned lo;
-  unsigned width;
-};
 // EC [31:26], IRQ [22], TRG [21], WRAP [20], EA [18], S [17], MSS [15:0]; the rest RES0.
-constexpr position fields[] = {
+constexpr test::position fields[] = {
     {"EC", 26, 6}, {"IRQ", 22, 1}, {"TRG", 21, 1}, {"WRAP", 20, 1},
     {"EA", 18, 1}, {"S", 17, 1},   {"MSS", 0, 16},
 };
@@ -38,16 +36,23 @@ std::uint64_t field_of(const trbsr& r, const std::string& n) {
   return r.mss;
 }
 
-std::uint64_t res0_from_table() {
-  std::uint64_t used = 0;
-  for (const position& p : fields)
-    for (unsigned i = 0; i < p.width; ++i) used |= 1ull << (p.lo + i);
-  return ~used;
-}
+// The EC codes Part E names, the MSS layout each gives, and their text.
+constexpr test::ec_row<exception_class> ec_table[] = {
+    {0x00, exception_class::other_buffer_management_event, mss_format::bsc,  // R_MBSHC, R_XRRRWP
+     "Other buffer management event"},
+    {0x1f, exception_class::implementation_defined_event, mss_format::implementation_defined,
+     "IMPLEMENTATION DEFINED buffer management event"},  // R_CHNSL
+    {0x24, exception_class::stage1_data_abort, mss_format::fsc,  // R_FSPBK, R_XRLSC
+     "Stage 1 Data Abort on write to trace buffer"},
+    {0x25, exception_class::stage2_data_abort, mss_format::fsc,
+     "Stage 2 Data Abort on write to trace buffer"},
+};
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+constexpr test::code_row<buffer_status> bsc_table[] = {
+    {0b000000, buffer_status::not_filled, "Buffer not filled"},  // E1.2.3.8
+    {0b000001, buffer_status::filled, "Buffer filled"},          // R_MBSHC
+    {0b000010, buffer_status::trigger_event, "Trigger Event"},   // R_XRRRWP
+};
 
 // Inside static_assert: R_MBSHC buffer full in Fill mode sets IRQ, WRAP, S, EC 0x00, BSC
 // 0b000001: (1 << 22) | (1 << 20) | (1 << 17) | 1 = 0x520001.
@@ -63,65 +68,17 @@ static_assert(decode_trbsr(0x1full << 26 | 0xffff).res0_set() == 0);
 }  // namespace
 
 TEST_CASE("TRBSR: each bit lands in its field") {
-  const std::uint64_t res0 = res0_from_table();
-  CHECK(res0 == 0xffffffff03890000ull);  // [63:32], [25:23], [19], [16]
-  for (unsigned bit = 0; bit < 64; ++bit) {
-    CAPTURE(bit);
-    const trbsr r = decode_trbsr(1ull << bit);
-    for (const position& p : fields) {
-      const bool inside = bit >= p.lo && bit < p.lo + p.width;
-      CHECK(field_of(r, p.name) == (inside ? 1ull << (bit - p.lo) : 0));
-    }
-    CHECK(r.res0 == (((res0 >> bit) & 1) ? 1ull << bit : 0));
-  }
+  CHECK(test::res0_from_table(fields) == 0xffffffff03890000ull);  // [63:32], [25:23], [19], [16]
+  test::check_each_bit(fields, decode_trbsr, field_of);
 }
 
 TEST_CASE("TRBSR: every EC Part E names, and every other code reserved") {
-  for (unsigned ec = 0; ec < 64; ++ec) {
-    CAPTURE(ec);
-    const trbsr r = decode_trbsr(std::uint64_t{ec} << 26);
-    const std::string meaning = exception_class_meaning(r.event());
-    switch (ec) {
-      case 0x00:  // R_MBSHC, R_XRRRWP
-        CHECK(r.event() == exception_class::other_buffer_management_event);
-        CHECK(r.syndrome() == mss_format::bsc);
-        CHECK(meaning == "Other buffer management event");
-        break;
-      case 0x1f:  // R_CHNSL
-        CHECK(r.event() == exception_class::implementation_defined_event);
-        CHECK(r.syndrome() == mss_format::implementation_defined);
-        CHECK(meaning == "IMPLEMENTATION DEFINED buffer management event");
-        break;
-      case 0x24:  // R_FSPBK, R_XRLSC
-        CHECK(r.event() == exception_class::stage1_data_abort);
-        CHECK(r.syndrome() == mss_format::fsc);
-        CHECK(meaning == "Stage 1 Data Abort on write to trace buffer");
-        break;
-      case 0x25:
-        CHECK(r.event() == exception_class::stage2_data_abort);
-        CHECK(r.syndrome() == mss_format::fsc);
-        CHECK(meaning == "Stage 2 Data Abort on write to trace buffer");
-        break;
-      default:
-        CHECK(r.event() == exception_class::reserved);
-        CHECK(r.syndrome() == mss_format::unknown);
-        CHECK(meaning == "reserved");
-    }
-  }
+  const unsigned reserved = test::check_every_ec(ec_table, decode_trbsr, exception_class_meaning);
+  CHECK(reserved == 64 - 4);
 }
 
 TEST_CASE("TRBSR: BSC codes of Part E, and every other code reserved") {
-  CHECK(decode_trbsr(0x0).bsc() == buffer_status::not_filled);     // E1.2.3.8
-  CHECK(decode_trbsr(0x1).bsc() == buffer_status::filled);         // R_MBSHC
-  CHECK(decode_trbsr(0x2).bsc() == buffer_status::trigger_event);  // R_XRRRWP
-  CHECK(std::string(buffer_status_meaning(buffer_status::not_filled)) == "Buffer not filled");
-  CHECK(std::string(buffer_status_meaning(buffer_status::filled)) == "Buffer filled");
-  CHECK(std::string(buffer_status_meaning(buffer_status::trigger_event)) == "Trigger Event");
-  for (unsigned bsc = 3; bsc < 64; ++bsc) {
-    CAPTURE(bsc);
-    CHECK(decode_trbsr(bsc).bsc() == buffer_status::reserved);
-    CHECK(std::string(buffer_status_meaning(decode_trbsr(bsc).bsc())) == "reserved");
-  }
+  CHECK(test::check_every_bsc(bsc_table, decode_trbsr, buffer_status_meaning) == 64 - 3);
 }
 
 TEST_CASE("TRBSR: hand-built syndromes from the Part E rules") {
@@ -160,23 +117,16 @@ TEST_CASE("TRBSR: hand-built syndromes from the Part E rules") {
 }
 
 TEST_CASE("TRBSR: random 64-bit values round-trip, RES0 bits reported") {
-  const std::uint64_t res0 = res0_from_table();
+  const std::uint64_t res0 = test::res0_from_table(fields);
   test::splitmix64 rng{0x7b5e};
   for (int i = 0; i < 200000; ++i) {
     std::uint64_t x = rng.next();
     if (i % 4 == 1) x &= ~res0;
     if (i % 4 == 2) x = (x & ~(0x3full << 26)) | (std::uint64_t{0x24} << 26);
     if (i % 4 == 3) x &= ~(0x3full << 26);
-    const trbsr r = decode_trbsr(x);
-    for (const position& p : fields)
-      REQUIRE(field_of(r, p.name) == ((x >> p.lo) & ((1ull << p.width) - 1)));
+    const trbsr r = test::require_round_trip(fields, res0, x, decode_trbsr, encode_trbsr, field_of);
     const unsigned ec = (x >> 26) & 0x3f;
-    const bool laid_out = ec == 0 || ec == 0x24 || ec == 0x25;
-    REQUIRE(r.res0 == (x & res0));
-    REQUIRE(r.res0_set() == ((x & res0) | (laid_out ? x & 0xffc0 : 0)));
-    const encode_result enc = encode_trbsr(r);
-    REQUIRE(enc.ok());
-    REQUIRE(enc.value == x);
+    test::require_res0_set(r, x, res0, ec == 0 || ec == 0x24 || ec == 0x25);
   }
   trbsr bad;
   bad.wrap = 2;

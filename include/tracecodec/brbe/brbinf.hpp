@@ -8,16 +8,13 @@
 
 #include <cstdint>
 
+#include "../arm/register_field.hpp"
 #include "cycle_count.hpp"
 
 namespace tracecodec::brbe {
 
-namespace detail {
-constexpr std::uint64_t bits(std::uint64_t v, unsigned hi, unsigned lo) noexcept {
-  const unsigned w = hi - lo + 1;
-  return (v >> lo) & (w >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << w) - 1);
-}
-}  // namespace detail
+using arm::encode_error;
+using arm::encode_result;
 
 inline constexpr std::uint64_t brbinf_res0_mask = 0xffff'8000'fffc'c01cull;
 
@@ -124,43 +121,28 @@ struct brbinf {
   }
 };
 
+// The fields of BRBINF<n>_EL1, in the order the formatters print them; every other bit is RES0.
+inline constexpr arm::register_field<brbinf> brbinf_fields[] = {
+    {"VALID", "valid", 1, 0, &brbinf::valid},
+    {"TYPE", "type", 13, 8, &brbinf::type},
+    {"EL", "el", 7, 6, &brbinf::el},
+    {"MPRED", "mpred", 5, 5, &brbinf::mpred},
+    {"T", "t", 16, 16, &brbinf::t},
+    {"LASTFAILED", "lastfailed", 17, 17, &brbinf::lastfailed},
+    {"CCU", "ccu", 46, 46, &brbinf::ccu},
+    {"CC", "cc", 45, 32, &brbinf::cc},
+};
+static_assert(arm::is_valid_layout(brbinf_fields, brbinf_res0_mask));
+static_assert(arm::bit_mask(45, 32) >> 32 == cc_mask);
+
 constexpr brbinf decode_brbinf(std::uint64_t v) noexcept {
-  using detail::bits;
-  brbinf r;
-  r.valid = static_cast<std::uint8_t>(bits(v, 1, 0));
-  r.mpred = static_cast<std::uint8_t>(bits(v, 5, 5));
-  r.el = static_cast<std::uint8_t>(bits(v, 7, 6));
-  r.type = static_cast<std::uint8_t>(bits(v, 13, 8));
-  r.t = static_cast<std::uint8_t>(bits(v, 16, 16));
-  r.lastfailed = static_cast<std::uint8_t>(bits(v, 17, 17));
-  r.cc = static_cast<std::uint16_t>(bits(v, 45, 32));
-  r.ccu = static_cast<std::uint8_t>(bits(v, 46, 46));
-  r.res0 = v & brbinf_res0_mask;
-  return r;
+  return arm::decode_register(brbinf_fields, v);
 }
 
-enum class encode_error : std::uint8_t {
-  none,
-  field_out_of_range,  // a field value wider than its bits
-  res0_outside_mask,   // `res0` has a bit that is not a RES0 bit of the register
-};
-
-struct encode_result {
-  std::uint64_t value = 0;  // 0 on error
-  encode_error error = encode_error::none;
-  constexpr bool ok() const noexcept { return error == encode_error::none; }
-};
-
+// field_out_of_range for a field wider than its bits, res0_outside_mask for a `res0` bit that
+// is not RES0; otherwise the register value.
 constexpr encode_result encode_brbinf(const brbinf& r) noexcept {
-  if (r.valid > 0b11 || r.mpred > 1 || r.el > 0b11 || r.type > 0x3f || r.t > 1 ||
-      r.lastfailed > 1 || r.cc > cc_mask || r.ccu > 1)
-    return {0, encode_error::field_out_of_range};
-  if ((r.res0 & ~brbinf_res0_mask) != 0) return {0, encode_error::res0_outside_mask};
-  const std::uint64_t v = std::uint64_t{r.valid} | std::uint64_t{r.mpred} << 5 |
-                          std::uint64_t{r.el} << 6 | std::uint64_t{r.type} << 8 |
-                          std::uint64_t{r.t} << 16 | std::uint64_t{r.lastfailed} << 17 |
-                          std::uint64_t{r.cc} << 32 | std::uint64_t{r.ccu} << 46 | r.res0;
-  return {v, encode_error::none};
+  return arm::encode_register(brbinf_fields, r);
 }
 
 }  // namespace tracecodec::brbe

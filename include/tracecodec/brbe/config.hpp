@@ -23,18 +23,19 @@ struct brbidr0 {
   constexpr bool operator==(const brbidr0&) const = default;
 };
 
+inline constexpr arm::register_field<brbidr0> brbidr0_fields[] = {
+    {"NUMREC", "numrec", 7, 0, &brbidr0::numrec},
+    {"FORMAT", "format", 11, 8, &brbidr0::format},
+    {"CC", "cc", 15, 12, &brbidr0::cc},
+};
+static_assert(arm::is_valid_layout(brbidr0_fields, brbidr0_res0_mask));
+
 constexpr brbidr0 decode_brbidr0(std::uint64_t v) noexcept {
-  using detail::bits;
-  return {static_cast<std::uint8_t>(bits(v, 7, 0)), static_cast<std::uint8_t>(bits(v, 11, 8)),
-          static_cast<std::uint8_t>(bits(v, 15, 12)), v & brbidr0_res0_mask};
+  return arm::decode_register(brbidr0_fields, v);
 }
 
 constexpr encode_result encode_brbidr0(const brbidr0& r) noexcept {
-  if (r.format > 0xf || r.cc > 0xf) return {0, encode_error::field_out_of_range};
-  if ((r.res0 & ~brbidr0_res0_mask) != 0) return {0, encode_error::res0_outside_mask};
-  return {std::uint64_t{r.numrec} | std::uint64_t{r.format} << 8 | std::uint64_t{r.cc} << 12 |
-              r.res0,
-          encode_error::none};
+  return arm::encode_register(brbidr0_fields, r);
 }
 
 // Cycle counter bits for a BRBIDR0_EL1.CC value; 0 for a reserved value.

@@ -13,9 +13,9 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <string>
 
+#include "../arm/format_util.hpp"
 #include "brbinf.hpp"
 #include "cycle_count.hpp"
 #include "record.hpp"
@@ -77,21 +77,7 @@ inline const char* exception_level_meaning(exception_level el) {
 
 namespace format_detail {
 
-inline std::string hex(std::uint64_t v, int digits) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%0*llx", digits, static_cast<unsigned long long>(v));
-  return buf;
-}
-inline std::string binary(std::uint64_t v, unsigned width) {
-  std::string s = "0b";
-  for (unsigned i = width; i-- > 0;) s += ((v >> i) & 1u) ? '1' : '0';
-  return s;
-}
-inline std::string decimal(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
-  return buf;
-}
+using namespace arm::format_util;
 
 inline const char* record_name(record_validity v) {
   switch (v) {
@@ -102,16 +88,6 @@ inline const char* record_name(record_validity v) {
   }
   return "";
 }
-
-struct field_text {
-  const char* key;   // JSON key (spec field name in lowercase)
-  const char* name;  // spec field name
-  const char* bits;
-  std::uint64_t value;
-  std::string shown;    // value as printed in text
-  std::string meaning;  // meaning, or "not valid in ..." when VALID says so
-  bool valid;
-};
 
 inline std::string cc_meaning(const brbinf& r, unsigned counter_bits) {
   const unsigned e = cc_exponent(r.cc), m = cc_mantissa(r.cc);
@@ -139,129 +115,106 @@ inline std::string cc_meaning(const brbinf& r, unsigned counter_bits) {
   return "";
 }
 
-inline void fields_of(const brbinf& r, unsigned counter_bits, field_text (&f)[8]) {
-  const record_validity v = r.validity();
-  auto meaning = [&](record_field which, const std::string& text) {
-    return is_field_valid(v, which) ? text : std::string(record_name(v));
-  };
-  f[0] = {"valid", "VALID", "[1:0]", r.valid, binary(r.valid, 2), validity_meaning(v), true};
-  f[1] = {"type", "TYPE", "[13:8]", r.type, binary(r.type, 6),
-          meaning(record_field::type, branch_type_meaning(r.branch())),
-          is_field_valid(v, record_field::type)};
-  f[2] = {"el", "EL", "[7:6]", r.el, binary(r.el, 2),
-          meaning(record_field::el, exception_level_meaning(r.target_el())),
-          is_field_valid(v, record_field::el)};
-  f[3] = {"mpred", "MPRED", "[5]", r.mpred, decimal(r.mpred),
-          meaning(record_field::mpred,
-                  r.mpred ? "Branch was incorrectly predicted"
-                          : "Branch was correctly predicted or the result of the prediction "
-                            "was not captured"),
-          is_field_valid(v, record_field::mpred)};
-  f[4] = {"t", "T", "[16]", r.t, decimal(r.t),
-          meaning(record_field::t, r.t ? "The branch or exception was executed in "
-                                         "Transactional state"
-                                       : "The branch or exception was not executed in "
-                                         "Transactional state"),
-          is_field_valid(v, record_field::t)};
-  f[5] = {"lastfailed", "LASTFAILED", "[17]", r.lastfailed, decimal(r.lastfailed),
-          meaning(record_field::lastfailed,
-                  r.lastfailed ? "At least one transaction in a non-prohibited region has "
-                                 "failed or been canceled since the previous Branch record"
-                               : "No transaction in a non-prohibited region has failed or been "
-                                 "canceled since the previous Branch record"),
-          is_field_valid(v, record_field::lastfailed)};
-  f[6] = {"ccu", "CCU", "[46]", r.ccu, decimal(r.ccu),
-          meaning(record_field::ccu, r.ccu ? "The number of PE clock cycles since the last "
-                                             "Branch record is UNKNOWN"
-                                           : "The number of PE clock cycles since the last "
-                                             "Branch record is indicated by CC"),
-          is_field_valid(v, record_field::ccu)};
-  f[7] = {"cc", "CC", "[45:32]", r.cc, hex(r.cc, 4),
-          meaning(record_field::cc, cc_meaning(r, counter_bits)),
-          is_field_valid(v, record_field::cc)};
+// The meanings below read a branch_record: BRBINF with the cycle counter size (and, for a
+// record, BRBSRC and BRBTGT).
+template <record_field F>
+bool valid_in(const branch_record& rec) {
+  return rec.info.is_valid(F);
+}
+inline std::string valid_text(const branch_record& rec) {
+  return validity_meaning(rec.validity());
+}
+inline std::string type_text(const branch_record& rec) {
+  return branch_type_meaning(rec.info.branch());
+}
+inline std::string el_text(const branch_record& rec) {
+  return exception_level_meaning(rec.info.target_el());
+}
+inline std::string cc_text(const branch_record& rec) {
+  return cc_meaning(rec.info, rec.counter_bits);
 }
 
-inline void json_string(std::string& out, const std::string& text) {
-  out += '"';
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  out += '"';
+}  // namespace format_detail
+
+// The meaning of every field of brbinf_fields, in its order; a field that VALID marks not
+// valid reads "not valid in a ... Branch record" instead.
+inline constexpr arm::format_util::field_meaning<branch_record> brbinf_meanings[] = {
+    {"valid", format_detail::valid_text},
+    {"type", format_detail::type_text, format_detail::valid_in<record_field::type>},
+    {"el", format_detail::el_text, format_detail::valid_in<record_field::el>},
+    {"mpred",
+     "Branch was correctly predicted or the result of the prediction was not captured",
+     "Branch was incorrectly predicted", format_detail::valid_in<record_field::mpred>},
+    {"t", "The branch or exception was not executed in Transactional state",
+     "The branch or exception was executed in Transactional state",
+     format_detail::valid_in<record_field::t>},
+    {"lastfailed",
+     "No transaction in a non-prohibited region has failed or been canceled since the previous "
+     "Branch record",
+     "At least one transaction in a non-prohibited region has failed or been canceled since the "
+     "previous Branch record",
+     format_detail::valid_in<record_field::lastfailed>},
+    {"ccu", "The number of PE clock cycles since the last Branch record is indicated by CC",
+     "The number of PE clock cycles since the last Branch record is UNKNOWN",
+     format_detail::valid_in<record_field::ccu>},
+    {"cc", format_detail::cc_text, format_detail::valid_in<record_field::cc>},
+};
+static_assert(arm::format_util::keys_match(brbinf_fields, brbinf_meanings));
+
+namespace format_detail {
+
+// The count a valid record states, if it is known; whether it states an overflow.
+inline maybe<std::uint64_t> stated_cycles(const branch_record& rec) {
+  const maybe<cycle_count> c = rec.cycles();
+  return {c.value.cycles, c.known && c.value.known()};
 }
-inline void json_key(std::string& out, const char* key) {
-  if (out.back() != '{') out += ',';
-  json_string(out, key);
-  out += ':';
+inline bool stated_overflow(const branch_record& rec) {
+  const maybe<cycle_count> c = rec.cycles();
+  return c.known && c.value.status == cycle_status::overflow;
 }
 
-// The count a valid record states, if it is known.
-inline maybe<std::uint64_t> stated_cycles(const brbinf& r, unsigned counter_bits) {
-  if (!r.is_valid(record_field::cc)) return {};
-  const cycle_count c = r.cycles(counter_bits);
-  return {c.cycles, c.known()};
-}
-inline bool stated_overflow(const brbinf& r, unsigned counter_bits) {
-  return r.is_valid(record_field::cc) && r.cycles(counter_bits).status == cycle_status::overflow;
+// A brbinf with the cycle counter size, as the meanings read it.
+inline branch_record with_counter(const brbinf& r, unsigned counter_bits) {
+  return {r, 0, 0, counter_bits};
 }
 
-inline void brbinf_text(std::string& out, const brbinf& r, unsigned counter_bits) {
-  field_text f[8];
-  fields_of(r, counter_bits, f);
-  for (const field_text& x : f) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "  %-10s %-8s = %-10s ", x.name, x.bits, x.shown.c_str());
-    out += buf;
-    out += x.meaning;
-    out += '\n';
-  }
+inline void brbinf_text(std::string& out, const branch_record& rec) {
+  out += register_line("BRBINF<n>_EL1", encode_brbinf(rec.info).value);
+  write_fields(out, field_line, brbinf_fields, brbinf_meanings, rec.info, rec,
+               record_name(rec.validity()));
   out += "  cycles: ";
-  const maybe<std::uint64_t> c = stated_cycles(r, counter_bits);
+  const maybe<std::uint64_t> c = stated_cycles(rec);
   if (c.known) out += decimal(c.value);
-  else if (stated_overflow(r, counter_bits))
-    out += "overflow (more than " + decimal(counter_bits) + " bits)";
+  else if (stated_overflow(rec))
+    out += "overflow (more than " + decimal(rec.counter_bits) + " bits)";
   else out += "unknown";
   out += '\n';
 }
 
-inline void brbinf_json(std::string& out, const brbinf& r, unsigned counter_bits) {
-  field_text f[8];
-  fields_of(r, counter_bits, f);
-  json_key(out, "register");
-  json_string(out, "BRBINF_EL1");
-  json_key(out, "value");
-  json_string(out, hex(encode_brbinf(r).value, 16));
-  for (const field_text& x : f) {
-    json_key(out, x.key);
-    out += decimal(x.value);
-    json_key(out, (std::string(x.key) + "_meaning").c_str());
-    json_string(out, x.meaning);
-  }
+inline void brbinf_json(std::string& out, const branch_record& rec) {
+  json_text(out, "register", "BRBINF_EL1");
+  json_text(out, "value", hex(encode_brbinf(rec.info).value, 16));
+  write_fields(out, json_field, brbinf_fields, brbinf_meanings, rec.info, rec,
+               record_name(rec.validity()));
   json_key(out, "not_valid");
-  out += '[';
-  bool first = true;
-  for (const field_text& x : f) {
-    if (x.valid) continue;
-    if (!first) out += ',';
-    first = false;
-    json_string(out, x.key);
-  }
-  out += ']';
-  json_key(out, "cycle_counter_bits");
-  out += decimal(counter_bits);
-  json_key(out, "cycles");
-  const maybe<std::uint64_t> c = stated_cycles(r, counter_bits);
-  out += c.known ? decimal(c.value) : std::string("null");
-  json_key(out, "cycles_overflow");
-  out += stated_overflow(r, counter_bits) ? "true" : "false";
-  json_key(out, "res0");
-  json_string(out, hex(r.res0, 16));
+  not_valid_json(out, brbinf_fields, brbinf_meanings, rec);
+  json_int(out, "cycle_counter_bits", rec.counter_bits);
+  const maybe<std::uint64_t> c = stated_cycles(rec);
+  if (c.known) json_int(out, "cycles", c.value);
+  else json_null(out, "cycles");
+  json_bool(out, "cycles_overflow", stated_overflow(rec));
+  json_text(out, "res0", hex(rec.info.res0, 16));
 }
 
-inline void res0_text(std::string& out, std::uint64_t res0) {
-  out += "  RES0 bits set: ";
-  out += res0 == 0 ? std::string("none") : hex(res0, 16) + " (should be zero)";
-  out += '\n';
+// BRBSRC<n>_EL1 or BRBTGT<n>_EL1: the text line, and the JSON value (null when not valid).
+inline void address_text(std::string& out, const char* name, const branch_record& rec,
+                         const maybe<std::uint64_t>& a, std::uint64_t raw, const char* what) {
+  out += std::string("  ") + name + " = " + hex(raw, 16) + "  " +
+         (a.known ? std::string(what) : std::string(record_name(rec.validity()))) + "\n";
+}
+inline void address_json(std::string& out, const char* key, const maybe<std::uint64_t>& a) {
+  if (a.known) json_text(out, key, hex(a.value, 16));
+  else json_null(out, key);
 }
 
 }  // namespace format_detail
@@ -269,30 +222,25 @@ inline void res0_text(std::string& out, std::uint64_t res0) {
 // Text: a heading line with the register value, then one line per field.
 inline std::string format_text(const brbinf& r, unsigned counter_bits) {
   using namespace format_detail;
-  std::string out = "BRBINF<n>_EL1 = " + hex(encode_brbinf(r).value, 16) + "\n";
-  brbinf_text(out, r, counter_bits);
+  std::string out;
+  brbinf_text(out, with_counter(r, counter_bits));
   res0_text(out, r.res0);
   return out;
 }
 
 inline std::string format_json(const brbinf& r, unsigned counter_bits) {
   std::string out = "{";
-  format_detail::brbinf_json(out, r, counter_bits);
+  format_detail::brbinf_json(out, format_detail::with_counter(r, counter_bits));
   out += '}';
   return out;
 }
 
 inline std::string format_text(const branch_record& rec) {
   using namespace format_detail;
-  std::string out = "BRBINF<n>_EL1 = " + hex(encode_brbinf(rec.info).value, 16) + "\n";
-  brbinf_text(out, rec.info, rec.counter_bits);
-  const maybe<std::uint64_t> src = rec.source_address(), tgt = rec.target_address();
-  out += "  BRBSRC<n>_EL1 = " + hex(rec.source, 16) + "  " +
-         (src.known ? std::string("source address") : std::string(record_name(rec.validity()))) +
-         "\n";
-  out += "  BRBTGT<n>_EL1 = " + hex(rec.target, 16) + "  " +
-         (tgt.known ? std::string("target address") : std::string(record_name(rec.validity()))) +
-         "\n";
+  std::string out;
+  brbinf_text(out, rec);
+  address_text(out, "BRBSRC<n>_EL1", rec, rec.source_address(), rec.source, "source address");
+  address_text(out, "BRBTGT<n>_EL1", rec, rec.target_address(), rec.target, "target address");
   res0_text(out, rec.info.res0);
   return out;
 }
@@ -300,14 +248,9 @@ inline std::string format_text(const branch_record& rec) {
 inline std::string format_json(const branch_record& rec) {
   using namespace format_detail;
   std::string out = "{";
-  brbinf_json(out, rec.info, rec.counter_bits);
-  const maybe<std::uint64_t> src = rec.source_address(), tgt = rec.target_address();
-  json_key(out, "brbsrc");
-  if (src.known) json_string(out, hex(src.value, 16));
-  else out += "null";
-  json_key(out, "brbtgt");
-  if (tgt.known) json_string(out, hex(tgt.value, 16));
-  else out += "null";
+  brbinf_json(out, rec);
+  address_json(out, "brbsrc", rec.source_address());
+  address_json(out, "brbtgt", rec.target_address());
   out += '}';
   return out;
 }

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "../arm/register_field.hpp"
+
 namespace tracecodec::spe {
 
 inline constexpr std::uint16_t mss_code_mask = 0x003f;  // BSC or FSC, bits [5:0]
@@ -94,6 +96,30 @@ constexpr fsc_encoding encode_fault_status(const fault_status& f) noexcept {
     case fault_kind::unsupported_atomic_update: return {0b110001, true};
     default: return {0, false};
   }
+}
+
+// The MSS readings that PMBSR_EL1 and TRBSR_EL1 share (their bsc(), fsc(), res0_set()), given
+// the layout their EC gives MSS. BSC or FSC, MSS bits [5:0]:
+inline constexpr arm::field_position mss_bsc_field{"BSC", "bsc", 5, 0};
+inline constexpr arm::field_position mss_fsc_field{"FSC", "fsc", 5, 0};
+
+constexpr std::uint8_t mss_code_of(std::uint16_t mss) noexcept {
+  return static_cast<std::uint8_t>(mss & mss_code_mask);
+}
+// The FSC when MSS is one, else fault_status{} (reserved).
+constexpr fault_status mss_fault_status(mss_format fmt, std::uint16_t mss) noexcept {
+  return fmt == mss_format::fsc ? decode_fault_status(mss_code_of(mss)) : fault_status{};
+}
+// The BSC when MSS is one (read by the register's BSC table `of`), else BufferStatus::reserved.
+template <class BufferStatus>
+constexpr BufferStatus mss_buffer_status(mss_format fmt, std::uint16_t mss,
+                                         BufferStatus (*of)(std::uint8_t) noexcept) noexcept {
+  return fmt == mss_format::bsc ? of(mss_code_of(mss)) : BufferStatus::reserved;
+}
+// MSS bits [15:6] that are set when MSS is a BSC or an FSC (RES0 there); 0 for any other layout.
+constexpr std::uint64_t mss_res0_set(mss_format fmt, std::uint16_t mss) noexcept {
+  const bool laid_out = fmt == mss_format::bsc || fmt == mss_format::fsc;
+  return laid_out ? static_cast<std::uint64_t>(mss & mss_res0_mask) : 0;
 }
 
 }  // namespace tracecodec::spe

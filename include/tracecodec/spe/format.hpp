@@ -39,59 +39,32 @@ inline const char* buffer_status_meaning(buffer_status b) {
   return "reserved";
 }
 
-inline const char* dl_meaning(const pmbsr& r) {
-  return r.dl ? "Part of a record was lost because of a buffer management event or synchronous "
-                "External abort; PMBPTR_EL1 might not point to the first byte after the last "
-                "complete record"
-              : "PMBPTR_EL1 points to the first byte after the last complete record written to "
-                "the Profiling Buffer";
-}
-inline const char* ea_meaning(const pmbsr& r) {
-  return r.ea ? "An External abort has been asserted and detected by the Statistical Profiling "
-                "Extension"
-              : "An External abort has not been asserted";
-}
-inline const char* s_meaning(const pmbsr& r) {
-  return r.s ? "PMBIRQ is asserted; all profiling data has either been written to the buffer or "
-               "discarded"
-             : "PMBIRQ is not asserted";
-}
-inline const char* coll_meaning(const pmbsr& r) {
-  return r.coll ? "At least one collision event was recorded" : "No collision events detected";
-}
+// The meaning of every field of pmbsr_fields, in its order.
+inline constexpr arm::format_util::field_meaning<pmbsr> pmbsr_meanings[] = {
+    {"ec", format_detail::ec_meaning<pmbsr>},
+    {"dl",
+     "PMBPTR_EL1 points to the first byte after the last complete record written to the "
+     "Profiling Buffer",
+     "Part of a record was lost because of a buffer management event or synchronous External "
+     "abort; PMBPTR_EL1 might not point to the first byte after the last complete record"},
+    {"ea", "An External abort has not been asserted",
+     "An External abort has been asserted and detected by the Statistical Profiling Extension"},
+    {"s", "PMBIRQ is not asserted",
+     "PMBIRQ is asserted; all profiling data has either been written to the buffer or "
+     "discarded"},
+    {"coll", "No collision events detected", "At least one collision event was recorded"},
+    {"mss", format_detail::mss_meaning<pmbsr>},
+};
+static_assert(arm::format_util::keys_match(pmbsr_fields, pmbsr_meanings));
 
 inline std::string format_text(const pmbsr& r) {
-  using namespace format_detail;
-  std::string out = "PMBSR_EL1 = " + hex(encode_pmbsr(r).value, 16) + "\n";
-  field_line(out, "EC", "[31:26]", binary(r.ec, 6), exception_class_meaning(r.event()));
-  field_line(out, "DL", "[19]", decimal(r.dl), dl_meaning(r));
-  field_line(out, "EA", "[18]", decimal(r.ea), ea_meaning(r));
-  field_line(out, "S", "[17]", decimal(r.s), s_meaning(r));
-  field_line(out, "COLL", "[16]", decimal(r.coll), coll_meaning(r));
-  mss_text(out, r.syndrome(), r.mss, buffer_status_meaning(r.bsc()));
-  res0_text(out, r.res0_set());
-  return out;
+  return format_detail::syndrome_text("PMBSR_EL1", pmbsr_fields, pmbsr_meanings, r,
+                                      buffer_status_meaning(r.bsc()));
 }
 
 inline std::string format_json(const pmbsr& r) {
-  using namespace format_detail;
-  std::string out = "{";
-  json_text(out, "register", "PMBSR_EL1");
-  json_text(out, "value", hex(encode_pmbsr(r).value, 16));
-  json_int(out, "ec", r.ec);
-  json_text(out, "ec_meaning", exception_class_meaning(r.event()));
-  json_int(out, "dl", r.dl);
-  json_text(out, "dl_meaning", dl_meaning(r));
-  json_int(out, "ea", r.ea);
-  json_text(out, "ea_meaning", ea_meaning(r));
-  json_int(out, "s", r.s);
-  json_text(out, "s_meaning", s_meaning(r));
-  json_int(out, "coll", r.coll);
-  json_text(out, "coll_meaning", coll_meaning(r));
-  mss_json(out, r.syndrome(), r.mss, buffer_status_meaning(r.bsc()));
-  json_text(out, "res0", hex(r.res0_set(), 16));
-  out += '}';
-  return out;
+  return format_detail::syndrome_json("PMBSR_EL1", pmbsr_fields, pmbsr_meanings, r,
+                                      buffer_status_meaning(r.bsc()));
 }
 
 }  // namespace tracecodec::spe

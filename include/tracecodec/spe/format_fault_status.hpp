@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Printable forms shared by the PMBSR_EL1 and TRBSR_EL1 formatters: the meaning of a fault
-// status code (FSC) and of an MSS layout, and the text/JSON building blocks both use.
-// Hosted code (std::string, std::snprintf); the codec headers stay freestanding.
+// status code (FSC) and of an MSS layout, and the whole text/JSON form of a buffer syndrome
+// register from its field table. Hosted code (std::string); the codec headers stay
+// freestanding.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 
+#include "../arm/format_util.hpp"
+#include "../arm/register_field.hpp"
 #include "fault_status.hpp"
 
 namespace tracecodec::spe {
@@ -58,100 +61,66 @@ inline const char* mss_format_meaning(mss_format m) {
 
 namespace format_detail {
 
-inline std::string hex(std::uint64_t v, int digits) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%0*llx", digits, static_cast<unsigned long long>(v));
-  return buf;
+using namespace arm::format_util;
+
+// The meanings of EC and MSS in a buffer syndrome register (PMBSR_EL1, TRBSR_EL1): the
+// register's exception class, and the layout that EC gives MSS.
+template <class Reg>
+std::string ec_meaning(const Reg& r) {
+  return exception_class_meaning(r.event());
 }
-inline std::string binary(std::uint64_t v, unsigned width) {
-  std::string s = "0b";
-  for (unsigned i = width; i-- > 0;) s += ((v >> i) & 1u) ? '1' : '0';
-  return s;
-}
-inline std::string decimal(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
-  return buf;
+template <class Reg>
+std::string mss_meaning(const Reg& r) {
+  return mss_format_meaning(r.syndrome());
 }
 
-// One text line: "  NAME  [bits]  = value  meaning".
-inline void field_line(std::string& out, const char* name, const char* bits,
-                       const std::string& value, const std::string& meaning) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "  %-10s %-8s = %-10s ", name, bits, value.c_str());
-  out += buf;
-  out += meaning;
-  out += '\n';
-}
-
-inline void json_string(std::string& out, const std::string& text) {
-  out += '"';
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
-// Appends `,"key":` (no comma before the first key of an object).
-inline void json_key(std::string& out, const char* key) {
-  if (out.back() != '{') out += ',';
-  json_string(out, key);
-  out += ':';
-}
-inline void json_int(std::string& out, const char* key, std::uint64_t v) {
-  json_key(out, key);
-  out += decimal(v);
-}
-inline void json_text(std::string& out, const char* key, const std::string& v) {
-  json_key(out, key);
-  json_string(out, v);
-}
-inline void json_null(std::string& out, const char* key) {
-  json_key(out, key);
-  out += "null";
-}
-
-// The MSS lines and keys common to PMBSR_EL1 and TRBSR_EL1, given the EC's MSS layout and the
-// meaning of the BSC (the BSC tables differ).
-inline void mss_text(std::string& out, mss_format fmt, std::uint16_t mss,
-                     const std::string& bsc_meaning) {
-  field_line(out, "MSS", "[15:0]", hex(mss, 4), mss_format_meaning(fmt));
-  const std::uint8_t code = static_cast<std::uint8_t>(mss & mss_code_mask);
-  if (fmt == mss_format::bsc) field_line(out, "BSC", "[5:0]", binary(code, 6), bsc_meaning);
+// The BSC or FSC line under MSS, given the EC's MSS layout and the meaning of the BSC (the
+// BSC tables differ).
+inline void mss_code_text(std::string& out, mss_format fmt, std::uint16_t mss,
+                          const std::string& bsc_meaning) {
+  const std::uint8_t code = mss_code_of(mss);
+  if (fmt == mss_format::bsc) field_line(out, mss_bsc_field, code, bsc_meaning);
   if (fmt == mss_format::fsc)
-    field_line(out, "FSC", "[5:0]", binary(code, 6),
-               fault_status_meaning(decode_fault_status(code)));
+    field_line(out, mss_fsc_field, code, fault_status_meaning(decode_fault_status(code)));
 }
-inline void mss_json(std::string& out, mss_format fmt, std::uint16_t mss,
-                     const std::string& bsc_meaning) {
-  json_int(out, "mss", mss);
-  json_text(out, "mss_meaning", mss_format_meaning(fmt));
-  const std::uint8_t code = static_cast<std::uint8_t>(mss & mss_code_mask);
-  if (fmt == mss_format::bsc) {
-    json_int(out, "bsc", code);
-    json_text(out, "bsc_meaning", bsc_meaning);
-  }
+inline void mss_code_json(std::string& out, mss_format fmt, std::uint16_t mss,
+                          const std::string& bsc_meaning) {
+  const std::uint8_t code = mss_code_of(mss);
+  if (fmt == mss_format::bsc) json_field(out, mss_bsc_field, code, bsc_meaning);
   if (fmt == mss_format::fsc) {
     const fault_status f = decode_fault_status(code);
-    json_int(out, "fsc", code);
-    json_text(out, "fsc_meaning", fault_status_meaning(f));
+    json_field(out, mss_fsc_field, code, fault_status_meaning(f));
     if (f.has_level) json_int(out, "fsc_level", f.level);
     else json_null(out, "fsc_level");
   }
 }
 
-inline void res0_text(std::string& out, std::uint64_t res0) {
-  out += "  RES0 bits set: ";
-  out += res0 == 0 ? std::string("none") : hex(res0, 16) + " (should be zero)";
-  out += '\n';
+// The text form of a buffer syndrome register: "NAME = value", a line per field of the table,
+// the BSC or FSC line, the RES0 bits that are set (MSS[15:6] included, see res0_set()).
+template <class Reg, std::size_t N>
+std::string syndrome_text(const char* name, const arm::register_field<Reg> (&fields)[N],
+                          const field_meaning<Reg> (&meanings)[N], const Reg& r,
+                          const std::string& bsc_meaning) {
+  std::string out = register_line(name, arm::encode_register(fields, r).value);
+  write_fields(out, field_line, fields, meanings, r, r);
+  mss_code_text(out, r.syndrome(), r.mss, bsc_meaning);
+  res0_text(out, r.res0_set());
+  return out;
+}
+
+// The JSON form: "register", "value", the fields' keys, "bsc"/"fsc", "res0".
+template <class Reg, std::size_t N>
+std::string syndrome_json(const char* name, const arm::register_field<Reg> (&fields)[N],
+                          const field_meaning<Reg> (&meanings)[N], const Reg& r,
+                          const std::string& bsc_meaning) {
+  std::string out = "{";
+  json_text(out, "register", name);
+  json_text(out, "value", hex(arm::encode_register(fields, r).value, 16));
+  write_fields(out, json_field, fields, meanings, r, r);
+  mss_code_json(out, r.syndrome(), r.mss, bsc_meaning);
+  json_text(out, "res0", hex(r.res0_set(), 16));
+  out += '}';
+  return out;
 }
 
 }  // namespace format_detail

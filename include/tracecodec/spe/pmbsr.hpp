@@ -8,15 +8,13 @@
 
 #include <cstdint>
 
+#include "../arm/register_field.hpp"
 #include "fault_status.hpp"
 
 namespace tracecodec::spe {
 
-namespace detail {
-constexpr std::uint64_t bits(std::uint64_t v, unsigned hi, unsigned lo) noexcept {
-  return (v >> lo) & ((std::uint64_t{1} << (hi - lo + 1)) - 1);  // fields are < 64 bits wide
-}
-}  // namespace detail
+using arm::encode_error;
+using arm::encode_result;
 
 inline constexpr std::uint64_t pmbsr_res0_mask = 0xffff'ffff'03f0'0000ull;  // [63:32], [25:20]
 
@@ -71,56 +69,37 @@ struct pmbsr {
 
   constexpr exception_class event() const noexcept { return exception_class_of(ec); }
   constexpr mss_format syndrome() const noexcept { return mss_format_of(event()); }
-  constexpr std::uint8_t mss_code() const noexcept {  // BSC or FSC, MSS bits [5:0]
-    return static_cast<std::uint8_t>(mss & mss_code_mask);
-  }
+  constexpr std::uint8_t mss_code() const noexcept { return mss_code_of(mss); }  // BSC or FSC
   // BSC; reserved unless syndrome() is mss_format::bsc.
   constexpr buffer_status bsc() const noexcept {
-    return syndrome() == mss_format::bsc ? buffer_status_of(mss_code()) : buffer_status::reserved;
+    return mss_buffer_status(syndrome(), mss, buffer_status_of);
   }
   // FSC; reserved unless syndrome() is mss_format::fsc.
-  constexpr fault_status fsc() const noexcept {
-    return syndrome() == mss_format::fsc ? decode_fault_status(mss_code()) : fault_status{};
-  }
-  // Every RES0 bit that is set: the register's, and MSS bits [15:6] when EC gives MSS a layout.
+  constexpr fault_status fsc() const noexcept { return mss_fault_status(syndrome(), mss); }
+  // Every RES0 bit that is set: the register's, and MSS bits [15:6] when EC gives MSS a layout
+  // (BSC or FSC).
   constexpr std::uint64_t res0_set() const noexcept {
-    const bool laid_out = syndrome() == mss_format::bsc || syndrome() == mss_format::fsc;
-    return res0 | (laid_out ? static_cast<std::uint64_t>(mss & mss_res0_mask) : 0);
+    return res0 | mss_res0_set(syndrome(), mss);
   }
 };
+
+// The fields of PMBSR_EL1, in the order the formatters print them; every other bit is RES0.
+inline constexpr arm::register_field<pmbsr> pmbsr_fields[] = {
+    {"EC", "ec", 31, 26, &pmbsr::ec},
+    {"DL", "dl", 19, 19, &pmbsr::dl},
+    {"EA", "ea", 18, 18, &pmbsr::ea},
+    {"S", "s", 17, 17, &pmbsr::s},
+    {"COLL", "coll", 16, 16, &pmbsr::coll},
+    {"MSS", "mss", 15, 0, &pmbsr::mss},
+};
+static_assert(arm::is_valid_layout(pmbsr_fields, pmbsr_res0_mask));
 
 constexpr pmbsr decode_pmbsr(std::uint64_t v) noexcept {
-  using detail::bits;
-  pmbsr r;
-  r.ec = static_cast<std::uint8_t>(bits(v, 31, 26));
-  r.dl = static_cast<std::uint8_t>(bits(v, 19, 19));
-  r.ea = static_cast<std::uint8_t>(bits(v, 18, 18));
-  r.s = static_cast<std::uint8_t>(bits(v, 17, 17));
-  r.coll = static_cast<std::uint8_t>(bits(v, 16, 16));
-  r.mss = static_cast<std::uint16_t>(bits(v, 15, 0));
-  r.res0 = v & pmbsr_res0_mask;
-  return r;
+  return arm::decode_register(pmbsr_fields, v);
 }
 
-enum class encode_error : std::uint8_t {
-  none,
-  field_out_of_range,  // a field value wider than its bits
-  res0_outside_mask,   // `res0` has a bit that is not a RES0 bit of the register
-};
-
-struct encode_result {
-  std::uint64_t value = 0;  // 0 on error
-  encode_error error = encode_error::none;
-  constexpr bool ok() const noexcept { return error == encode_error::none; }
-};
-
 constexpr encode_result encode_pmbsr(const pmbsr& r) noexcept {
-  if (r.ec > 0x3f || r.dl > 1 || r.ea > 1 || r.s > 1 || r.coll > 1)
-    return {0, encode_error::field_out_of_range};
-  if ((r.res0 & ~pmbsr_res0_mask) != 0) return {0, encode_error::res0_outside_mask};
-  return {std::uint64_t{r.ec} << 26 | std::uint64_t{r.dl} << 19 | std::uint64_t{r.ea} << 18 |
-              std::uint64_t{r.s} << 17 | std::uint64_t{r.coll} << 16 | r.mss | r.res0,
-          encode_error::none};
+  return arm::encode_register(pmbsr_fields, r);
 }
 
 }  // namespace tracecodec::spe

@@ -40,61 +40,30 @@ inline const char* buffer_status_meaning(buffer_status b) {
   return "reserved";
 }
 
-inline const char* irq_meaning(const trbsr& r) {
-  return r.irq ? "Interrupt request asserted: a trace buffer management event occurred (TRBIRQ)"
-               : "Interrupt request not asserted";
-}
-inline const char* trg_meaning(const trbsr& r) {
-  return r.trg ? "A Detected Trigger has occurred" : "No Detected Trigger has occurred";
-}
-inline const char* wrap_meaning(const trbsr& r) {
-  return r.wrap ? "The current write pointer has wrapped to the Base pointer"
-                : "The current write pointer has not wrapped";
-}
-inline const char* ea_meaning(const trbsr& r) {
-  return r.ea ? "An External Abort has been reported to the Trace Buffer Unit"
-              : "No External Abort has been reported to the Trace Buffer Unit";
-}
-inline const char* s_meaning(const trbsr& r) {
-  return r.s ? "Collection is stopped: the Trace Buffer Unit discards trace data"
-             : "Collection is not stopped";
-}
+// The meaning of every field of trbsr_fields, in its order.
+inline constexpr arm::format_util::field_meaning<trbsr> trbsr_meanings[] = {
+    {"ec", spe::format_detail::ec_meaning<trbsr>},
+    {"irq", "Interrupt request not asserted",
+     "Interrupt request asserted: a trace buffer management event occurred (TRBIRQ)"},
+    {"trg", "No Detected Trigger has occurred", "A Detected Trigger has occurred"},
+    {"wrap", "The current write pointer has not wrapped",
+     "The current write pointer has wrapped to the Base pointer"},
+    {"ea", "No External Abort has been reported to the Trace Buffer Unit",
+     "An External Abort has been reported to the Trace Buffer Unit"},
+    {"s", "Collection is not stopped",
+     "Collection is stopped: the Trace Buffer Unit discards trace data"},
+    {"mss", spe::format_detail::mss_meaning<trbsr>},
+};
+static_assert(arm::format_util::keys_match(trbsr_fields, trbsr_meanings));
 
 inline std::string format_text(const trbsr& r) {
-  using namespace spe::format_detail;
-  std::string out = "TRBSR_EL1 = " + hex(encode_trbsr(r).value, 16) + "\n";
-  field_line(out, "EC", "[31:26]", binary(r.ec, 6), exception_class_meaning(r.event()));
-  field_line(out, "IRQ", "[22]", decimal(r.irq), irq_meaning(r));
-  field_line(out, "TRG", "[21]", decimal(r.trg), trg_meaning(r));
-  field_line(out, "WRAP", "[20]", decimal(r.wrap), wrap_meaning(r));
-  field_line(out, "EA", "[18]", decimal(r.ea), ea_meaning(r));
-  field_line(out, "S", "[17]", decimal(r.s), s_meaning(r));
-  mss_text(out, r.syndrome(), r.mss, buffer_status_meaning(r.bsc()));
-  res0_text(out, r.res0_set());
-  return out;
+  return spe::format_detail::syndrome_text("TRBSR_EL1", trbsr_fields, trbsr_meanings, r,
+                                           buffer_status_meaning(r.bsc()));
 }
 
 inline std::string format_json(const trbsr& r) {
-  using namespace spe::format_detail;
-  std::string out = "{";
-  json_text(out, "register", "TRBSR_EL1");
-  json_text(out, "value", hex(encode_trbsr(r).value, 16));
-  json_int(out, "ec", r.ec);
-  json_text(out, "ec_meaning", exception_class_meaning(r.event()));
-  json_int(out, "irq", r.irq);
-  json_text(out, "irq_meaning", irq_meaning(r));
-  json_int(out, "trg", r.trg);
-  json_text(out, "trg_meaning", trg_meaning(r));
-  json_int(out, "wrap", r.wrap);
-  json_text(out, "wrap_meaning", wrap_meaning(r));
-  json_int(out, "ea", r.ea);
-  json_text(out, "ea_meaning", ea_meaning(r));
-  json_int(out, "s", r.s);
-  json_text(out, "s_meaning", s_meaning(r));
-  mss_json(out, r.syndrome(), r.mss, buffer_status_meaning(r.bsc()));
-  json_text(out, "res0", hex(r.res0_set(), 16));
-  out += '}';
-  return out;
+  return spe::format_detail::syndrome_json("TRBSR_EL1", trbsr_fields, trbsr_meanings, r,
+                                           buffer_status_meaning(r.bsc()));
 }
 
 }  // namespace tracecodec::trbe

@@ -11,10 +11,13 @@
 
 #include <cstdint>
 
+#include "../arm/register_field.hpp"
 #include "../spe/fault_status.hpp"
 
 namespace tracecodec::trbe {
 
+using arm::encode_error;
+using arm::encode_result;
 using spe::decode_fault_status;
 using spe::encode_fault_status;
 using spe::fault_kind;
@@ -23,12 +26,6 @@ using spe::fsc_encoding;
 using spe::mss_code_mask;
 using spe::mss_format;
 using spe::mss_res0_mask;
-
-namespace detail {
-constexpr std::uint64_t bits(std::uint64_t v, unsigned hi, unsigned lo) noexcept {
-  return (v >> lo) & ((std::uint64_t{1} << (hi - lo + 1)) - 1);  // fields are < 64 bits wide
-}
-}  // namespace detail
 
 // [63:32], [25:23], [19], [16]
 inline constexpr std::uint64_t trbsr_res0_mask = 0xffff'ffff'0389'0000ull;
@@ -87,58 +84,38 @@ struct trbsr {
 
   constexpr exception_class event() const noexcept { return exception_class_of(ec); }
   constexpr mss_format syndrome() const noexcept { return mss_format_of(event()); }
-  constexpr std::uint8_t mss_code() const noexcept {
-    return static_cast<std::uint8_t>(mss & mss_code_mask);
-  }
+  constexpr std::uint8_t mss_code() const noexcept { return spe::mss_code_of(mss); }  // BSC or FSC
   // BSC; reserved unless syndrome() is mss_format::bsc.
   constexpr buffer_status bsc() const noexcept {
-    return syndrome() == mss_format::bsc ? buffer_status_of(mss_code()) : buffer_status::reserved;
+    return spe::mss_buffer_status(syndrome(), mss, buffer_status_of);
   }
   // FSC; reserved unless syndrome() is mss_format::fsc.
-  constexpr fault_status fsc() const noexcept {
-    return syndrome() == mss_format::fsc ? decode_fault_status(mss_code()) : fault_status{};
-  }
-  // Every RES0 bit that is set: the register's, and MSS bits [15:6] for BSC and FSC.
+  constexpr fault_status fsc() const noexcept { return spe::mss_fault_status(syndrome(), mss); }
+  // Every RES0 bit that is set: the register's, and MSS bits [15:6] when EC gives MSS a layout
+  // (BSC or FSC).
   constexpr std::uint64_t res0_set() const noexcept {
-    const bool laid_out = syndrome() == mss_format::bsc || syndrome() == mss_format::fsc;
-    return res0 | (laid_out ? static_cast<std::uint64_t>(mss & mss_res0_mask) : 0);
+    return res0 | spe::mss_res0_set(syndrome(), mss);
   }
 };
+
+// The fields of TRBSR_EL1, in the order the formatters print them; every other bit is RES0.
+inline constexpr arm::register_field<trbsr> trbsr_fields[] = {
+    {"EC", "ec", 31, 26, &trbsr::ec},
+    {"IRQ", "irq", 22, 22, &trbsr::irq},
+    {"TRG", "trg", 21, 21, &trbsr::trg},
+    {"WRAP", "wrap", 20, 20, &trbsr::wrap},
+    {"EA", "ea", 18, 18, &trbsr::ea},
+    {"S", "s", 17, 17, &trbsr::s},
+    {"MSS", "mss", 15, 0, &trbsr::mss},
+};
+static_assert(arm::is_valid_layout(trbsr_fields, trbsr_res0_mask));
 
 constexpr trbsr decode_trbsr(std::uint64_t v) noexcept {
-  using detail::bits;
-  trbsr r;
-  r.ec = static_cast<std::uint8_t>(bits(v, 31, 26));
-  r.irq = static_cast<std::uint8_t>(bits(v, 22, 22));
-  r.trg = static_cast<std::uint8_t>(bits(v, 21, 21));
-  r.wrap = static_cast<std::uint8_t>(bits(v, 20, 20));
-  r.ea = static_cast<std::uint8_t>(bits(v, 18, 18));
-  r.s = static_cast<std::uint8_t>(bits(v, 17, 17));
-  r.mss = static_cast<std::uint16_t>(bits(v, 15, 0));
-  r.res0 = v & trbsr_res0_mask;
-  return r;
+  return arm::decode_register(trbsr_fields, v);
 }
 
-enum class encode_error : std::uint8_t {
-  none,
-  field_out_of_range,  // a field value wider than its bits
-  res0_outside_mask,   // `res0` has a bit that is not a RES0 bit of the register
-};
-
-struct encode_result {
-  std::uint64_t value = 0;  // 0 on error
-  encode_error error = encode_error::none;
-  constexpr bool ok() const noexcept { return error == encode_error::none; }
-};
-
 constexpr encode_result encode_trbsr(const trbsr& r) noexcept {
-  if (r.ec > 0x3f || r.irq > 1 || r.trg > 1 || r.wrap > 1 || r.ea > 1 || r.s > 1)
-    return {0, encode_error::field_out_of_range};
-  if ((r.res0 & ~trbsr_res0_mask) != 0) return {0, encode_error::res0_outside_mask};
-  return {std::uint64_t{r.ec} << 26 | std::uint64_t{r.irq} << 22 | std::uint64_t{r.trg} << 21 |
-              std::uint64_t{r.wrap} << 20 | std::uint64_t{r.ea} << 18 | std::uint64_t{r.s} << 17 |
-              r.mss | r.res0,
-          encode_error::none};
+  return arm::encode_register(trbsr_fields, r);
 }
 
 }  // namespace tracecodec::trbe
