@@ -32,22 +32,28 @@ class element_reader {
   template <class OnElement, class OnError>
   constexpr void decode(const std::uint8_t* data, std::size_t size, OnElement&& on_element,
                         OnError&& on_error, bool resolve = true) noexcept {
-    if (resolve)
-      run<true>(data, size, on_element, on_error);
+    if (!resolve)
+      run<mode::stage1>(data, size, on_element, on_error);
+    else if (packets_.cfg().maxspec == 0)  // no speculation: resolution is pass-through
+      run<mode::unspeculated>(data, size, on_element, on_error);
     else
-      run<false>(data, size, on_element, on_error);
+      run<mode::resolved>(data, size, on_element, on_error);
   }
 
  private:
-  template <bool Resolve, class OnElement, class OnError>
+  enum class mode { stage1, unspeculated, resolved };
+
+  template <mode Mode, class OnElement, class OnError>
   constexpr void run(const std::uint8_t* data, std::size_t size, OnElement& on_element,
                      OnError& on_error) noexcept {
-    const bool resolve = Resolve;
+    const bool resolve = Mode != mode::stage1;
     // With MAXSPEC 0 the resolver passes everything straight on; implied commits are noise.
-    elements_.omit_implied_commits(Resolve && packets_.cfg().maxspec == 0);
+    elements_.omit_implied_commits(Mode == mode::unspeculated);
     auto to_resolver = [&](const element& e) TRACECODEC_HOT_LAMBDA {
-      if constexpr (Resolve)
+      if constexpr (Mode == mode::resolved)
         resolve_.push(e, on_element, on_error);
+      else if constexpr (Mode == mode::unspeculated)
+        resolve_.push_unspeculated(e, on_element, on_error);
       else
         on_element(e);
     };

@@ -123,6 +123,16 @@ class resolver {
     }
   }
 
+  // MAXSPEC 0: a stage-1 element goes straight to the transaction stage (see push()).
+  template <class Out, class Err>
+  TRACECODEC_HOT constexpr void push_unspeculated(const element& e, Out&& out, Err&& err) noexcept {
+    if (e.kind == element_kind::commit || e.kind == element_kind::discard ||
+        e.kind == element_kind::cancel)
+      return;
+    if (e.kind == element_kind::trace_info) initialized_ = true;
+    deliver_committed(e, out, err);
+  }
+
   // End of trace: everything still speculative stays unresolved; nothing is emitted.
   constexpr std::size_t unresolved() const noexcept { return speculative(); }
 
@@ -276,6 +286,15 @@ class resolver {
 
   template <class Out, class Err>
   TRACECODEC_HOT constexpr void deliver_committed(const element& e, Out& out, Err& err) noexcept {
+    constexpr std::uint32_t special =
+        (1u << static_cast<unsigned>(element_kind::transaction_start)) |
+        (1u << static_cast<unsigned>(element_kind::transaction_commit)) |
+        (1u << static_cast<unsigned>(element_kind::transaction_failure)) |
+        (1u << static_cast<unsigned>(element_kind::trace_info));
+    if (!in_tx_ && !((special >> static_cast<unsigned>(e.kind)) & 1u)) {  // the common case
+      out(e);
+      return;
+    }
     switch (e.kind) {
       case element_kind::transaction_start:
         out(e);
