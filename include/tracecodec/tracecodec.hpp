@@ -22,3 +22,4 @@
 #include "spe/fault_status.hpp"
 #include "spe/pmbsr.hpp"
 #include "trbe/trbsr.hpp"
+#include "etrace/etrace.hpp"

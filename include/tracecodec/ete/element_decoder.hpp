@@ -93,6 +93,10 @@ class element_decoder {
       t_ = false;
     };
 
+    if (p.kind >= K::atom_f1 && p.kind <= K::atom_f6) {  // most packets: atoms only
+      atoms();
+      return;
+    }
     switch (p.kind) {
       case K::async:
       case K::ignore: return;

@@ -126,9 +126,15 @@ class resolver {
   // MAXSPEC 0: a stage-1 element goes straight to the transaction stage (see push()).
   template <class Out, class Err>
   TRACECODEC_HOT constexpr void push_unspeculated(const element& e, Out&& out, Err&& err) noexcept {
-    if (e.kind == element_kind::commit || e.kind == element_kind::discard ||
-        e.kind == element_kind::cancel)
+    constexpr std::uint32_t skip = (1u << static_cast<unsigned>(element_kind::commit)) |
+                                   (1u << static_cast<unsigned>(element_kind::discard)) |
+                                   (1u << static_cast<unsigned>(element_kind::cancel));
+    const std::uint32_t bit = 1u << static_cast<unsigned>(e.kind);
+    if (!in_tx_ && !(bit & (skip | special_kinds))) {  // one test for the common case
+      out(e);
       return;
+    }
+    if (bit & skip) return;
     if (e.kind == element_kind::trace_info) initialized_ = true;
     deliver_committed(e, out, err);
   }
@@ -269,6 +275,13 @@ class resolver {
   // D9.4: the transaction stage on the committed stream. A Transaction Start opens a
   // transaction whose elements are held until Transaction Commit (passed on) or Transaction
   // Failure (dropped, except Events, Timestamps and Cycle Counts: D9.4.4 R_XPKFL, R_XZBFV).
+  // Kinds the transaction stage acts on.
+  static constexpr std::uint32_t special_kinds =
+      (1u << static_cast<unsigned>(element_kind::transaction_start)) |
+      (1u << static_cast<unsigned>(element_kind::transaction_commit)) |
+      (1u << static_cast<unsigned>(element_kind::transaction_failure)) |
+      (1u << static_cast<unsigned>(element_kind::trace_info));
+
   // `queued`: the element comes out of the resolution queue (not straight from stack()).
   template <class Out, class Err>
   constexpr void deliver(const element& e, Out& out, Err& err, bool queued = true) noexcept {
@@ -286,12 +299,7 @@ class resolver {
 
   template <class Out, class Err>
   TRACECODEC_HOT constexpr void deliver_committed(const element& e, Out& out, Err& err) noexcept {
-    constexpr std::uint32_t special =
-        (1u << static_cast<unsigned>(element_kind::transaction_start)) |
-        (1u << static_cast<unsigned>(element_kind::transaction_commit)) |
-        (1u << static_cast<unsigned>(element_kind::transaction_failure)) |
-        (1u << static_cast<unsigned>(element_kind::trace_info));
-    if (!in_tx_ && !((special >> static_cast<unsigned>(e.kind)) & 1u)) {  // the common case
+    if (!in_tx_ && !((special_kinds >> static_cast<unsigned>(e.kind)) & 1u)) {  // common case
       out(e);
       return;
     }
