@@ -393,11 +393,11 @@ class decoder {
           info = *q++;
         }
         if (plctl & 4u) {
-          const auto s = detail::read_leb(q, end, detail::leb32, spec, len1);
+          const auto s = leb<Checked>(q, end, detail::leb32, spec, len1);
           if (s != detail::read_status::ok) return leb_fail(s);
         }
         if (plctl & 8u) {
-          const auto s = detail::read_leb(q, end, detail::leb_cyct, cyct, len2);
+          const auto s = leb<Checked>(q, end, detail::leb_cyct, cyct, len2);
           if (s != detail::read_status::ok) return leb_fail(s);
         }
         out.plctl = plctl;
@@ -414,10 +414,10 @@ class decoder {
         std::uint64_t ts = 0, count = 0;
         std::uint8_t len1 = 0, len2 = 0;
         const detail::leb_field tsf = detail::leb_ts(c.ts_max_bytes());
-        auto s = detail::read_leb(q, end, tsf, ts, len1);
+        auto s = leb<Checked>(q, end, tsf, ts, len1);
         if (s != detail::read_status::ok) return leb_fail(s);
         if (h & 1u) {
-          s = detail::read_leb(q, end, detail::leb_count, count, len2);
+          s = leb<Checked>(q, end, detail::leb_count, count, len2);
           if (s != detail::read_status::ok) return leb_fail(s);
         }
         const std::uint64_t mask = detail::leb_mask(len1);
@@ -433,11 +433,11 @@ class decoder {
         std::uint64_t commit = 0, count = 0;
         std::uint8_t len1 = 0, len2 = 0;
         if (!c.commopt) {
-          const auto s = detail::read_leb(q, end, detail::leb32, commit, len1);
+          const auto s = leb<Checked>(q, end, detail::leb32, commit, len1);
           if (s != detail::read_status::ok) return leb_fail(s);
         }
         if (h == 0x0e) {
-          const auto s = detail::read_leb(q, end, detail::leb_count, count, len2);
+          const auto s = leb<Checked>(q, end, detail::leb_count, count, len2);
           if (s != detail::read_status::ok) return leb_fail(s);
           out.cycles = static_cast<std::uint32_t>(count) + st_.cc_threshold;
         } else {
@@ -467,7 +467,7 @@ class decoder {
       }
 
       case payload_op::leb_count: {
-        const parse_result r = read_count(q, end, out);
+        const parse_result r = read_count<Checked>(q, end, out);
         if (r.status != parse_status::ok) return r;
         if (e.kind == packet_kind::cancel_f1 && out.count == 0)
           return bad(error_code::malformed_payload);  // D5.36: CANCEL 0 is reserved
@@ -494,7 +494,7 @@ class decoder {
       case payload_op::q_32: return address_packet<Checked>(e.op, e.aux, p, q, end, out);
 
       case payload_op::q_count: {
-        const parse_result r = read_count(q, end, out);
+        const parse_result r = read_count<Checked>(q, end, out);
         return r.status == parse_status::ok ? finish_packet(out, p, q) : r;
       }
 
@@ -563,7 +563,7 @@ class decoder {
       out.ctx = ctx;
     }
     if (op == payload_op::q_exact || op == payload_op::q_short || op == payload_op::q_32) {
-      r = read_count(q, end, out);
+      r = read_count<Checked>(q, end, out);
       if (r.status != parse_status::ok) return r;
     }
     st_.ctx = ctx;
@@ -574,15 +574,27 @@ class decoder {
   }
 
   // A 32-bit count field (COMMIT, CANCEL, Q COUNT) into out.count / out.len1.
-  static constexpr parse_result read_count(const std::uint8_t*& q, const std::uint8_t* end,
+  template <bool Checked>
+  TRACECODEC_HOT static constexpr parse_result read_count(const std::uint8_t*& q, const std::uint8_t* end,
                                            packet& out) noexcept {
     std::uint64_t n = 0;
     std::uint8_t len = 0;
-    const auto s = detail::read_leb(q, end, detail::leb32, n, len);
+    const auto s = leb<Checked>(q, end, detail::leb32, n, len);
     if (s != detail::read_status::ok) return leb_fail(s);
     out.count = static_cast<std::uint32_t>(n);
     out.len1 = len;
     return ok(0);
+  }
+
+  // A continuation-coded field: the unchecked path reads it with one load (fields.hpp).
+  template <bool Checked>
+  TRACECODEC_HOT static constexpr detail::read_status leb(const std::uint8_t*& q, const std::uint8_t* end,
+                                                          detail::leb_field f, std::uint64_t& value,
+                                                          std::uint8_t& len) noexcept {
+    if constexpr (Checked)
+      return detail::read_leb(q, end, f, value, len);
+    else
+      return detail::read_leb_unchecked(q, f, value, len);
   }
 
   static constexpr parse_result leb_fail(detail::read_status s) noexcept {
