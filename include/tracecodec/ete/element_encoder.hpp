@@ -129,6 +129,19 @@ class element_encoder {
   // ---- atoms (D6.11.2) ---------------------------------------------------------------
   static constexpr unsigned max_atoms = 240;
 
+  constexpr bool atom_at(unsigned i) const noexcept { return (abits_[i / 64] >> (i % 64)) & 1u; }
+  constexpr void set_atom(unsigned i, bool e) noexcept {
+    const std::uint64_t bit = std::uint64_t{1} << (i % 64);
+    abits_[i / 64] = e ? (abits_[i / 64] | bit) : (abits_[i / 64] & ~bit);
+  }
+  // Atoms [at, at+l) as bits, oldest in bit 0 (l <= 32).
+  constexpr std::uint32_t atom_bits(unsigned at, unsigned l) const noexcept {
+    const unsigned w = at / 64, o = at % 64;
+    std::uint64_t x = abits_[w] >> o;
+    if (o + l > 64) x |= abits_[w + 1] << (64 - o);
+    return static_cast<std::uint32_t>(x & ((std::uint64_t{1} << l) - 1));
+  }
+
   // Shortest packing of atoms [0, n): returns the packet count; fills `cut` so that the last
   // packet covers [cut[n], n).
   constexpr unsigned pack(unsigned n, std::uint16_t* best, std::uint8_t* len) const noexcept {
@@ -149,8 +162,7 @@ class element_encoder {
   // Can atoms [at, at+l) form one atom packet?
   constexpr bool fits(unsigned at, unsigned l) const noexcept {
     if (l <= 3) return true;  // formats 1, 2, 3 take any pattern
-    std::uint32_t bits = 0;
-    for (unsigned i = 0; i < l; ++i) bits |= (atoms_[at + i] ? 1u : 0u) << i;
+    const std::uint32_t bits = atom_bits(at, l);
     if (l == 4 && (bits == 0b1110 || bits == 0 || bits == 0b1010 || bits == 0b0101)) return true;
     if (l == 5 && (bits == 0b11110 || bits == 0 || bits == 0b01010 || bits == 0b10101)) return true;
     const std::uint32_t es = (1u << (l - 1)) - 1u;  // format 6: E^(l-1) then E or N
@@ -178,14 +190,13 @@ class element_encoder {
     std::uint16_t best[max_atoms + 1]{};
     std::uint8_t len[max_atoms + 1]{};
     pack(n, best, len);
-    unsigned cuts[max_atoms + 1]{};
+    unsigned cuts[max_atoms + 1];
     unsigned k = 0;
     for (unsigned i = n; i > 0; i -= len[i]) cuts[k++] = i;
     unsigned from = 0;
     while (k > 0) {
       const unsigned to = cuts[--k];
-      std::uint32_t bits = 0;
-      for (unsigned i = from; i < to; ++i) bits |= (atoms_[i] ? 1u : 0u) << (i - from);
+      const std::uint32_t bits = atom_bits(from, to - from);
       packet p = make(atom_kind(to - from, bits));
       p.atoms = bits;
       p.atom_count = static_cast<std::uint8_t>(to - from);
@@ -193,7 +204,7 @@ class element_encoder {
       from = to;
     }
     p0_emitted(n);
-    for (unsigned i = n; i < natoms_; ++i) atoms_[i - n] = atoms_[i];
+    for (unsigned i = n; i < natoms_; ++i) set_atom(i - n, atom_at(i));
     natoms_ -= n;
   }
   constexpr void flush_atoms() noexcept { emit_atoms(natoms_); }
@@ -213,14 +224,14 @@ class element_encoder {
         choice = a;
       }
     };
-    const bool last_e = n >= 1 && atoms_[n - 1];
-    const bool two_e = n >= 2 && atoms_[n - 1] && atoms_[n - 2];
+    const bool last_e = n >= 1 && atom_at(n - 1);
+    const bool two_e = n >= 2 && atom_at(n - 1) && atom_at(n - 2);
     if (cancel_f3) {
       if (last_e) consider(1, 1);
     } else {
       if (last_e) consider(1, 1);
       if (two_e) consider(2, 2);
-      if (n >= 1 && !atoms_[n - 1]) consider(1, 3);
+      if (n >= 1 && !atom_at(n - 1)) consider(1, 3);
     }
     return choice;
   }
@@ -530,7 +541,7 @@ class element_encoder {
       case K::atom:
         flush_pending();
         if (natoms_ == max_atoms) flush_atoms();
-        atoms_[natoms_++] = e.taken;
+        set_atom(natoms_++, e.taken);
         return;
       case K::cancel:
         flush_pending();
@@ -744,7 +755,7 @@ class element_encoder {
   std::uint8_t buf_[staging_size]{};
   std::size_t len_ = 0;
   std::uint64_t total_ = 0;
-  bool atoms_[max_atoms]{};
+  std::uint64_t abits_[max_atoms / 64 + 2]{};  // pending atoms, bit i = atom i, 1 = E
   unsigned natoms_ = 0;
   std::uint32_t depth_ = 0;  // the decoder's speculation depth after what was emitted
   std::uint32_t in_depth_ = 0;  // the input's speculation depth (stage 1)
