@@ -21,13 +21,6 @@ for h in "$@"; do
   echo "ok: $h"
   n=$((n + 1))
 done
-$cxx $flags -I"$inc" -c "$inst" -o "$tmp/inst.o"
-# No exception, RTTI or allocation symbols may be referenced.
-$nm "$tmp/inst.o" > "$tmp/syms"
-grep -q tracecodec_decode "$tmp/syms" || { echo "FAIL: nm read no symbols"; exit 1; }
-if grep -E ' U (_Znw|_Zna|__cxa_|_ZTI|malloc|free)' "$tmp/syms" ; then
-  echo "FAIL: instantiation references runtime support"; exit 1
-fi
-echo "ok: decoder<fixed_config<presets::ete_1_0>> and encoder instantiated"
-$size "$tmp/inst.o" | sed 's/^/  /'
+"$(dirname "$0")/instantiate.sh" "$cxx" "$nm" "$size" "$inc" "$inst" tracecodec_decode \
+  "ETE decoder<fixed_config<presets::ete_1_0>> and encoder"
 echo "$n headers compiled freestanding"

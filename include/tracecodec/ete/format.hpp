@@ -111,6 +111,23 @@ inline void json_hex32(std::string& s, std::uint32_t v) {
   append_hex32(s, v);
   s += '"';
 }
+// The "context" key of packets and elements: {"el","ns","nse","sf","cid","vmid"}.
+inline void json_context(std::string& s, const context& c) {
+  json_key(s, "context");
+  s += "{\"el\":";
+  append_u64(s, c.el);
+  s += ",\"ns\":";
+  json_bool(s, c.ns);
+  s += ",\"nse\":";
+  json_bool(s, c.nse);
+  s += ",\"sf\":";
+  json_bool(s, c.sf);
+  s += ",\"cid\":";
+  json_hex32(s, c.context_id);
+  s += ",\"vmid\":";
+  json_hex32(s, c.vmid);
+  s += '}';
+}
 
 }  // namespace format_detail
 
@@ -296,20 +313,7 @@ inline std::string format_json(const packet& p, std::size_t session, const std::
     s += '"';
   }
   if (has_context(p.kind) && p.kind != K::context_same) {
-    json_key(s, "context");
-    s += "{\"el\":";
-    append_u64(s, p.ctx.el);
-    s += ",\"ns\":";
-    json_bool(s, p.ctx.ns);
-    s += ",\"nse\":";
-    json_bool(s, p.ctx.nse);
-    s += ",\"sf\":";
-    json_bool(s, p.ctx.sf);
-    s += ",\"cid\":";
-    json_hex32(s, p.ctx.context_id);
-    s += ",\"vmid\":";
-    json_hex32(s, p.ctx.vmid);
-    s += '}';
+    json_context(s, p.ctx);
   }
   if (p.kind == K::timestamp) {
     json_key(s, "timestamp");
@@ -459,20 +463,7 @@ inline std::string format_json(const element& e, std::size_t session) {
     case K::target_address:
     case K::source_address: address(); break;
     case K::context: {
-      json_key(o, "context");
-      o += "{\"el\":";
-      append_u64(o, e.ctx.el);
-      o += ",\"ns\":";
-      json_bool(o, e.ctx.ns);
-      o += ",\"nse\":";
-      json_bool(o, e.ctx.nse);
-      o += ",\"sf\":";
-      json_bool(o, e.ctx.sf);
-      o += ",\"cid\":";
-      json_hex32(o, e.ctx.context_id);
-      o += ",\"vmid\":";
-      json_hex32(o, e.ctx.vmid);
-      o += '}';
+      json_context(o, e.ctx);
       break;
     }
     case K::q:
