@@ -156,6 +156,16 @@ class decoder {
   template <class OnPacket, class OnError>
   constexpr void decode(const std::uint8_t* data, std::size_t size, OnPacket&& on_packet,
                         OnError&& on_error) noexcept {
+    decode_atoms_apart(data, size, on_packet, on_error, nullptr);
+  }
+
+  // The same, but atom packets (formats 1-6, most of real trace) are handed to
+  // on_atoms(offset, atom bits, atom count) without building a packet: for consumers that
+  // only want the atoms, such as the element layer. on_atoms = nullptr: as decode().
+  template <class OnPacket, class OnError, class OnAtoms>
+  constexpr void decode_atoms_apart(const std::uint8_t* data, std::size_t size, OnPacket&& on_packet,
+                                    OnError&& on_error, OnAtoms&& on_atoms) noexcept {
+    constexpr bool split = !std::is_same_v<std::remove_cvref_t<OnAtoms>, std::nullptr_t>;
     feed(data, size);
     finish();
     packet p{};
@@ -164,6 +174,17 @@ class decoder {
       // Anything unusual (errors, A-Sync runs, the input's tail) goes through next().
       if (!scanning_ && buf_len_ == 0 && !has_pending_ && conf_.status() == error_code::ok) {
         while (end_ - cur_ >= 32) {
+          if constexpr (split) {
+            const header_entry& he = table()[*cur_];
+            if (he.op == payload_op::none && he.kind >= packet_kind::atom_f1 &&
+                he.kind <= packet_kind::atom_f6) {
+              on_atoms(pos_, he.atoms, he.atom_count);
+              ++cur_;
+              ++pos_;
+              ++stats_.packets;
+              continue;
+            }
+          }
           const parse_result r = parse<false>(cur_, end_, pos_, p);
           if (r.status != parse_status::ok) break;
           cur_ += r.size;

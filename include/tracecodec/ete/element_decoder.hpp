@@ -34,6 +34,30 @@ class element_decoder {
   // emitted. The speculation depth is tracked all the same.
   constexpr void omit_implied_commits(bool omit) noexcept { omit_implied_ = omit; }
 
+  // The Atom elements of an atom packet (formats 1-6), without the packet: bits oldest first.
+  template <class Sink>
+  TRACECODEC_HOT constexpr void atoms(std::uint64_t offset, std::uint32_t bits, unsigned count,
+                                      Sink&& sink) noexcept {
+    element a{};
+    a.offset = offset;
+    a.kind = element_kind::atom;
+    a.p0 = true;
+    element e{};
+    e.offset = offset;
+    auto emit = [&](element_kind k, bool p0 = false) TRACECODEC_HOT_LAMBDA {
+      e.kind = k;
+      e.p0 = p0;
+      sink(static_cast<const element&>(e));
+      e = element{};
+      e.offset = offset;
+    };
+    for (unsigned i = 0; i < count; ++i) {
+      a.taken = (bits >> i) & 1u;
+      sink(static_cast<const element&>(a));
+      update_depth(1, emit, e);
+    }
+  }
+
   // Emits the elements of one packet, in order, to sink(const element&).
   template <class Sink>
   TRACECODEC_HOT constexpr void process(const packet& p, Sink&& sink) noexcept {

@@ -57,7 +57,7 @@ class element_reader {
       else
         on_element(e);
     };
-    packets_.decode(
+    packets_.decode_atoms_apart(
         data, size, [&](const packet& p) { elements_.process(p, to_resolver); },
         [&](const diagnostic& d) {
           on_error(d);
@@ -67,6 +67,9 @@ class element_reader {
           x.offset = d.offset;
           elements_.reset();
           if (resolve) resolve_.push(x, on_element, on_error);
+        },
+        [&](std::uint64_t offset, std::uint32_t bits, unsigned count) TRACECODEC_HOT_LAMBDA {
+          elements_.atoms(offset, bits, count, to_resolver);
         });
   }
 
