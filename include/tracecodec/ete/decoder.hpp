@@ -169,22 +169,33 @@ class decoder {
     feed(data, size);
     finish();
     packet p{};
+    bool atom_only = false;  // p holds an atom packet: every field but the atom ones is zero
     for (;;) {
       // Hot loop: synchronized, nothing carried over, a whole packet surely in the input.
       // Anything unusual (errors, A-Sync runs, the input's tail) goes through next().
       if (!scanning_ && buf_len_ == 0 && !has_pending_ && conf_.status() == error_code::ok) {
         while (end_ - cur_ >= 32) {
-          if constexpr (split) {
-            const header_entry& he = table()[*cur_];
-            if (he.op == payload_op::none && he.kind >= packet_kind::atom_f1 &&
-                he.kind <= packet_kind::atom_f6) {
+          const header_entry& he = table()[*cur_];
+          if (he.op == payload_op::none && he.kind >= packet_kind::atom_f1 &&
+              he.kind <= packet_kind::atom_f6) {  // atoms: most of real trace (D9.2.10)
+            if constexpr (split) {
               on_atoms(pos_, he.atoms, he.atom_count);
-              ++cur_;
-              ++pos_;
-              ++stats_.packets;
-              continue;
+            } else {
+              if (!atom_only) p = packet{};  // only the atom fields differ between atoms
+              atom_only = true;
+              p.offset = pos_;
+              p.kind = he.kind;
+              p.atoms = he.atoms;
+              p.atom_count = he.atom_count;
+              p.size = 1;
+              on_packet(static_cast<const packet&>(p));
             }
+            ++cur_;
+            ++pos_;
+            ++stats_.packets;
+            continue;
           }
+          atom_only = false;
           const parse_result r = parse<false>(cur_, end_, pos_, p);
           if (r.status != parse_status::ok) break;
           cur_ += r.size;
@@ -193,6 +204,7 @@ class decoder {
           on_packet(static_cast<const packet&>(p));
         }
       }
+      atom_only = false;
       const decode_status s = next(p);
       if (s == decode_status::packet)
         on_packet(static_cast<const packet&>(p));
