@@ -43,6 +43,7 @@ const cfg_case configs[] = {
 
 // The generator: a trace unit at element level, with its own speculation model.
 struct generator {
+  generator(const config& cfg, std::mt19937_64 r) : c(cfg), rng(r) {}
   config c;
   std::mt19937_64 rng;
   std::vector<element> stream;     // stage-1 elements, as element_decoder would produce
@@ -409,7 +410,7 @@ TEST_CASE("compressor property test: random legal PE behaviour round-trips exact
     const config c = config::from(cc.regs);
     for (std::uint64_t seed = 1; seed <= 5; ++seed) {
       CAPTURE(seed);
-      generator g{c, std::mt19937_64(seed * 7919 + static_cast<std::uint64_t>(c.maxspec)), {}, {}, {}};
+      generator g(c, std::mt19937_64(seed * 7919 + static_cast<std::uint64_t>(c.maxspec)));
       g.start();
       while (g.stream.size() < 26000) g.step();
       g.finish();
@@ -496,7 +497,7 @@ TEST_CASE("compressor property test: random legal PE behaviour round-trips exact
 TEST_CASE("compressor: periodic A-Sync + Trace Info lets a decoder start mid-stream") {
   const registers regs = configs[4].regs;  // COMMOPT 0, MAXSPEC 255
   const config c = config::from(regs);
-  generator g{c, std::mt19937_64(99), {}, {}, {}};
+  generator g(c, std::mt19937_64(99));
   g.start();
   while (g.stream.size() < 20000) g.step();
   g.finish();

@@ -176,10 +176,9 @@ class decoder {
       if (!scanning_ && buf_len_ == 0 && !has_pending_ && conf_.status() == error_code::ok) {
         while (end_ - cur_ >= 32) {
           const header_entry& he = table()[*cur_];
-          if (he.op == payload_op::none && he.kind >= packet_kind::atom_f1 &&
-              he.kind <= packet_kind::atom_f6) {  // atoms: most of real trace (D9.2.10)
-            if constexpr (split) {
-              on_atoms(pos_, he.atoms, he.atom_count);
+          if (he.plain) {  // atoms (most of real trace, D9.2.10) and one-byte markers
+            if (split && he.atom_count) {
+              if constexpr (split) on_atoms(pos_, he.atoms, he.atom_count);
             } else {
               if (!atom_only) p = packet{};  // only the atom fields differ between atoms
               atom_only = true;

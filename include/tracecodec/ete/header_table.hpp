@@ -47,6 +47,7 @@ struct header_entry {
   std::uint8_t count = 0;   // cancel count (Cancel 2/3), commit count (Cycle Count 3_0)
   std::uint8_t flags = 0;   // packet_flag bits preset by the header
   std::uint8_t ignored = 0; // Cycle Count 2_1/3_1 ignored bits (see packet::ignored_bits)
+  bool plain = false;       // header-only, and kind, atoms, atom_count are all its fields
 };
 
 struct header_table {
@@ -238,7 +239,15 @@ constexpr header_entry entry_for(std::uint8_t h, const config& c) noexcept {
 
 constexpr header_table make_header_table(const config& c) noexcept {
   header_table t{};
-  for (unsigned h = 0; h < 256; ++h) t.entry[h] = detail::entry_for(static_cast<std::uint8_t>(h), c);
+  for (unsigned h = 0; h < 256; ++h) {
+    header_entry e = detail::entry_for(static_cast<std::uint8_t>(h), c);
+    using K = packet_kind;
+    e.plain = e.op == payload_op::none &&
+              ((e.kind >= K::atom_f1 && e.kind <= K::atom_f6) || e.kind == K::trace_on ||
+               e.kind == K::timestamp_marker || e.kind == K::transaction_start ||
+               e.kind == K::transaction_commit || e.kind == K::ignore);
+    t.entry[h] = e;
+  }
   return t;
 }
 
