@@ -92,9 +92,13 @@ class decoder {
                                            : parse<true>(cur_, end_, off, out);
         switch (r.status) {
           case parse_status::ok:
+            note_tail(cur_, r.size);
             advance(r.size);
             ++stats_.packets;
             return decode_status::packet;
+          case parse_status::async_overlap:
+            advance(r.size);
+            return overlap(out, r.size);
           case parse_status::need_more:  // keep the partial packet for the next chunk
             if (avail >= 32) return fail(error_code::malformed_payload, off);  // unreachable
             for (std::size_t i = 0; i < avail; ++i) buf_[i] = cur_[i];
@@ -120,6 +124,8 @@ class decoder {
         switch (r.status) {
           case parse_status::ok:
           case parse_status::async_run:
+          case parse_status::async_overlap:
+            if (r.status == parse_status::ok) note_tail(buf_, r.size);
             if (r.size >= old) {
               advance(r.size - old);
               buf_len_ = 0;
@@ -130,6 +136,7 @@ class decoder {
               begin_async_run(out.offset, r.size);
               continue;
             }
+            if (r.status == parse_status::async_overlap) return overlap(out, r.size);
             ++stats_.packets;
             return decode_status::packet;
           case parse_status::need_more:
@@ -192,11 +199,13 @@ class decoder {
             ++cur_;
             ++pos_;
             ++stats_.packets;
+            zero_tail_ = 0;  // the header byte is not zero
             continue;
           }
           atom_only = false;
           const parse_result r = parse<false>(cur_, end_, pos_, p);
           if (r.status != parse_status::ok) break;
+          note_tail(cur_, r.size);
           cur_ += r.size;
           pos_ += r.size;
           ++stats_.packets;
@@ -217,7 +226,9 @@ class decoder {
  private:
   constexpr explicit decoder(const detail::configured<Config>& c) noexcept : conf_(c) {}
 
-  enum class parse_status : std::uint8_t { ok, need_more, error, async_run };
+  // async_overlap: an A-Sync whose first zeros were taken as the payload of packets decoded
+  // out of alignment (after corruption): reported as bad_async, then as the A-Sync.
+  enum class parse_status : std::uint8_t { ok, need_more, error, async_run, async_overlap };
   struct parse_result {
     parse_status status;
     error_code error;
@@ -251,12 +262,29 @@ class decoder {
   }
   // An error: report it, lose synchronization, look for the next A-Sync.
   constexpr decode_status fail(error_code e, std::uint64_t off) noexcept {
+    zero_tail_ = 0;
     scan_from_ = off;
     scanning_ = true;
     expect_async_ = false;
     zeros_ = 0;
     return report({e, off, 0});
   }
+  // Zero bytes at the end of what the parser consumed, so that an A-Sync whose first zeros
+  // went into a packet decoded out of alignment is still found (D5.4: the pattern is unique).
+  constexpr void note_tail(const std::uint8_t* p, std::uint32_t n) noexcept {
+    std::uint32_t t = 0;
+    while (t < n && p[n - 1 - t] == 0) ++t;
+    zero_tail_ = t == n ? (zero_tail_ < 64 ? zero_tail_ + n : 64) : t;
+  }
+  // Reports the short zero run where it was found (bad_async), then the whole A-Sync at its
+  // true offset (kept as the pending packet): it overlaps the packet that took its first zeros.
+  constexpr decode_status overlap(const packet& async, std::uint32_t consumed) noexcept {
+    pending_ = async;
+    has_pending_ = true;
+    zero_tail_ = 0;
+    return report({error_code::bad_async, async.offset + async.size - consumed, 0});
+  }
+
   constexpr void begin_async_run(std::uint64_t off, std::uint32_t zeros) noexcept {
     scanning_ = true;
     expect_async_ = true;
@@ -318,6 +346,7 @@ class decoder {
         out.offset = run_start_;
         out.size = static_cast<std::uint32_t>(zeros_ + 1);
         zeros_ = 0;
+        zero_tail_ = 0;
         if (!expect_async_) stats_.bytes_skipped += skipped_before;
         const bool first = !synced_once_;
         synced_once_ = true;
@@ -330,6 +359,19 @@ class decoder {
         }
         ++stats_.packets;
         return decode_status::packet;
+      }
+      if (b == 0x80 && expect_async_ && zeros_ < 11 && zeros_ + zero_tail_ >= 11) {
+        // As in parse(): the run's first zeros went into packets decoded out of alignment.
+        packet a{};
+        a.kind = packet_kind::async;
+        a.offset = run_start_ - (11 - zeros_);
+        a.size = 12;
+        const std::uint32_t consumed = zeros_ + 1;
+        scanning_ = expect_async_ = false;
+        zeros_ = 0;
+        synced_once_ = true;
+        scan_from_ = off + 1;
+        return overlap(a, consumed);
       }
       if (expect_async_) {  // D9.2.3.1: a run of zeros must end in 0x80
         expect_async_ = false;
@@ -403,8 +445,14 @@ class decoder {
           while (z != end && *z == 0) ++z;
           const auto zeros = static_cast<std::uint32_t>(z - p);
           if (z == end) return {parse_status::async_run, error_code::ok, zeros};
-          if (*z != 0x80 || zeros < 11) return bad(error_code::bad_async);
+          if (*z != 0x80) return bad(error_code::bad_async);
           out.kind = packet_kind::async;
+          if (zeros < 11) {
+            if (zero_tail_ + zeros < 11) return bad(error_code::bad_async);
+            out.offset = offset - (11 - zeros);  // the shortest A-Sync that fits the run
+            out.size = 12;
+            return {parse_status::async_overlap, error_code::ok, zeros + 1};
+          }
           out.size = zeros + 1;
           return ok(zeros + 1);
         } else {
@@ -733,6 +781,7 @@ class decoder {
   std::uint64_t run_start_ = 0;  // offset of the current zero run
   std::uint64_t scan_from_ = 0;  // where the current unsynchronized stretch began
   std::uint32_t zeros_ = 0;
+  std::uint32_t zero_tail_ = 0;  // see note_tail()
   std::uint8_t buf_[32 + 32]{};
   std::uint8_t buf_len_ = 0;
   bool scanning_ = true;  // starts unsynchronized: skip to the first A-Sync
