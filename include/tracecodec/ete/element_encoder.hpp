@@ -523,7 +523,9 @@ class element_encoder {
       flush_discard();
     }
     if (has_q_) {
-      if (e.kind == K::target_address) {
+      // A Q packet can carry the Target Address after it, not an UNKNOWN one (that belongs
+      // to an Exception packet with E=0b10).
+      if (e.kind == K::target_address && !e.is(element_flag::unknown_address)) {
         flush_atoms();
         has_q_ = false;
         put_q(q_, &e);
@@ -661,7 +663,7 @@ class element_encoder {
         return;
       case K::event: {  // consecutive events with rising numbers share a packet (D9.2.17.2)
         if (last_event_len_ && len_ >= 1 && (last_event_bits_ >> e.number) == 0 &&
-            last_event_at_ == total_) {
+            last_event_at_ == total_ && e.number < cfg().numevent) {  // only implemented events
           const std::uint8_t bits = static_cast<std::uint8_t>(last_event_bits_ | (1u << e.number));
           buf_[len_ - 1] = static_cast<std::uint8_t>(0x70 | bits);
           last_event_bits_ = bits;

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+// Seed corpora for the fuzz targets, written at fuzz time into a work directory (never into
+// the repository):
+//   ete-fuzz-seeds OUT_DIR [CONFORMANCE_DIR] [--stamp FILE]
+// OUT_DIR/<target>/ gets, for every buffer of every snapshot in CONFORMANCE_DIR/snapshots (if
+// given and present), the buffer framed for that target (its registers as a raw run-time
+// prefix, and the fixed_config selector when one matches), plus traces made by the project's
+// own encoder under every fixed configuration (random packets the encoder accepts, A-Sync and
+// Trace Info at intervals; bench/synthetic.hpp's trace), plus random inputs for the encoder
+// target. OUT_DIR/raw/ gets the conformance buffers unframed.
+#include <tracecodec/ete/snapshot.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../bench/synthetic.hpp"
+#include "common.hpp"
+#include "generate.hpp"
+
+namespace fs = std::filesystem;
+using namespace fuzz;
+using bytes = std::vector<std::uint8_t>;
+
+namespace {
+
+std::size_t written = 0;
+
+void write(const fs::path& dir, const std::string& name, const bytes& b) {
+  fs::create_directories(dir);
+  std::ofstream out(dir / name, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  ++written;
+}
+
+bytes cat(bytes a, const bytes& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// The chunking target's split header: k cut positions.
+bytes cuts(std::mt19937_64& rng, std::size_t n, unsigned k) {
+  bytes b{static_cast<std::uint8_t>(k)};
+  for (unsigned i = 0; i < k; ++i) {
+    const auto c = static_cast<std::uint16_t>(n ? rng() % (n + 1) : 0);
+    b.push_back(static_cast<std::uint8_t>(c));
+    b.push_back(static_cast<std::uint8_t>(c >> 8));
+  }
+  return b;
+}
+
+// A trace under `regs` from the packet encoder: random byte strings turned into packets by
+// generate.hpp, keeping those the encoder accepts; an A-Sync and a Trace Info every so often.
+bytes encoder_trace(const registers& regs, std::mt19937_64& rng, unsigned packets) {
+  encoder<> enc(regs);
+  bytes out;
+  std::uint8_t buf[320];
+  auto put = [&](const packet& p) {
+    const encode_result r = enc.encode(p, buf, sizeof buf);
+    out.insert(out.end(), buf, buf + r.size);
+    return static_cast<bool>(r);
+  };
+  auto sync = [&] {
+    packet a{};
+    a.kind = packet_kind::async;
+    put(a);
+    packet ti{};
+    ti.kind = packet_kind::trace_info;
+    ti.plctl = 1;
+    ti.info = static_cast<std::uint8_t>(rng() & 1u);
+    if (enc.cfg().maxspec) {
+      ti.plctl |= 4;
+      ti.count = static_cast<std::uint32_t>(rng() % (enc.cfg().maxspec + 1));
+    }
+    if (ti.info & 1u) {
+      ti.plctl |= 8;
+      ti.cycles = static_cast<std::uint32_t>(rng() % 64);
+    }
+    put(ti);
+  };
+  sync();
+  unsigned made = 0;
+  for (unsigned tries = 0; made < packets && tries < packets * 200; ++tries) {
+    std::uint8_t raw[64];
+    for (auto& x : raw) x = static_cast<std::uint8_t>(rng());
+    reader r{raw, sizeof raw};
+    packet p = make_packet(r, enc.state());
+    if (p.kind == packet_kind::async || p.kind == packet_kind::trace_info) continue;
+    if (put(p)) ++made;
+    if (made % 97 == 96) sync();
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args;
+  std::string stamp;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--stamp" && i + 1 < argc)
+      stamp = argv[++i];
+    else
+      args.push_back(argv[i]);
+  }
+  if (args.empty() || args.size() > 2) {
+    std::fprintf(stderr, "usage: %s OUT_DIR [CONFORMANCE_DIR] [--stamp FILE]\n", argv[0]);
+    return 2;
+  }
+  const fs::path out(args[0]);
+  const std::string conformance = args.size() > 1 ? args[1] : std::string();
+  std::mt19937_64 rng(20261120);
+
+  // Every target gets the same trace under the same prefix; chunking adds cut points.
+  auto add_trace = [&](const std::string& name, const bytes& prefix, const bytes& trace) {
+    write(out / "decode", name, cat(prefix, trace));
+    write(out / "roundtrip", name, cat(prefix, trace));
+    write(out / "differential", name, cat(prefix, trace));
+    write(out / "chunking", name, cat(cat(prefix, cuts(rng, trace.size(), 4)), trace));
+  };
+
+  // 1. The conformance snapshots: real trace.
+  std::size_t buffers = 0;
+  if (!conformance.empty() && fs::is_directory(fs::path(conformance) / "snapshots")) {
+    std::vector<fs::path> snaps;
+    for (const auto& e : fs::directory_iterator(fs::path(conformance) / "snapshots"))
+      if (e.is_directory()) snaps.push_back(e.path());
+    std::sort(snaps.begin(), snaps.end());
+    for (const fs::path& s : snaps) {
+      const auto snap = tracecodec::ete::snapshot::load(s.string());
+      if (!snap.error.empty()) {
+        std::fprintf(stderr, "%s: %s (skipped)\n", s.c_str(), snap.error.c_str());
+        continue;
+      }
+      for (std::size_t i = 0; i < snap.buffers.size(); ++i) {
+        const auto& b = snap.buffers[i];
+        if (b.data.empty()) continue;
+        const std::string name = s.filename().string() + "-" + std::to_string(i);
+        write(out / "raw", name + ".bin", b.data);
+        add_trace(name + "-rt", raw_prefix(b.regs), b.data);
+        if (const int pi = preset_index(b.regs); pi >= 0) {
+          if (static_cast<unsigned>(pi) < fixed_count)
+            add_trace(name + "-fixed", bytes{static_cast<std::uint8_t>(sel_fixed + pi)}, b.data);
+          add_trace(name + "-preset", bytes{static_cast<std::uint8_t>(sel_runtime_preset + pi)}, b.data);
+        }
+        ++buffers;
+      }
+    }
+  }
+
+  // 2. Traces made by the project's encoder, under every fixed configuration (as fixed and
+  //    as run-time configuration), and bench/synthetic.hpp's benchmark trace.
+  for (unsigned i = 0; i < preset_count; ++i) {
+    for (unsigned k = 0; k < 3; ++k) {
+      const bytes t = encoder_trace(fixed_regs[i], rng, k == 0 ? 40 : 400);
+      const std::string name = "encoder-cfg" + std::to_string(i) + "-" + std::to_string(k);
+      if (i < fixed_count) add_trace(name + "-fixed", bytes{static_cast<std::uint8_t>(sel_fixed + i)}, t);
+      add_trace(name + "-rt", bytes{static_cast<std::uint8_t>(sel_runtime_preset + i)}, t);
+    }
+  }
+  for (unsigned k = 0; k < 4; ++k) {  // structured run-time configurations
+    bytes prefix{sel_structured};
+    for (int j = 0; j < 12; ++j) prefix.push_back(static_cast<std::uint8_t>(rng()));
+    const registers regs = structured_registers(prefix.data() + 1);
+    if (validate(regs) != error_code::ok) continue;
+    add_trace("encoder-structured-" + std::to_string(k), prefix, encoder_trace(regs, rng, 300));
+  }
+  {
+    const bytes syn = bench::synthetic_trace(4000, 7);
+    add_trace("synthetic", raw_prefix(bench::synthetic_regs), syn);
+  }
+
+  // 3. The encoder target reads values, not trace: random inputs of both modes.
+  for (unsigned i = 0; i < preset_count; ++i)
+    for (unsigned mode = 0; mode < 3; ++mode)
+      for (unsigned k = 0; k < 3; ++k) {
+        bytes b{static_cast<std::uint8_t>(i < fixed_count ? sel_fixed + i : sel_runtime_preset + i),
+                static_cast<std::uint8_t>(mode)};
+        for (unsigned j = 0; j < (mode == 2 ? 3000u : 300u); ++j) b.push_back(static_cast<std::uint8_t>(rng()));
+        write(out / "encoder",
+              "values-cfg" + std::to_string(i) + "-" + std::to_string(mode) + "-" + std::to_string(k), b);
+      }
+
+  std::printf("ete-fuzz-seeds: %zu conformance buffers, %zu seed files in %s\n", buffers, written,
+              out.c_str());
+  if (!stamp.empty()) std::ofstream(stamp) << written << " seed files\n";
+  return 0;
+}
