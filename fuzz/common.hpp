@@ -27,17 +27,6 @@ using namespace tracecodec::ete;
     if (!(cond)) ::fuzz::fail(__FILE__, __LINE__, #cond);          \
   } while (0)
 
-// Open findings (README.md, "Findings"): a target that meets the precondition of one skips
-// the property it breaks, so that a long run can find other problems. FUZZ_STRICT=1 checks
-// everything (to verify a fix).
-inline bool tolerate_open_finding() {
-  static const bool strict = [] {
-    const char* e = std::getenv("FUZZ_STRICT");
-    return e && *e && *e != '0';
-  }();
-  return !strict;
-}
-
 // Register sets: the library presets (the first fixed_count, also compiled in as
 // fixed_config) and the distinct sets of the conformance snapshots that change parsing
 // (COMMOPT, MAXSPEC, Q, TSSIZE, CID/VMID, ETE version). Index: see choose_config.

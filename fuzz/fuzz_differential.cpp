@@ -156,9 +156,10 @@ const char* classify(const std::vector<item>& ours, const std::vector<item>& the
   // A2. Exception TYPE 0 (PE Reset) or 0x18 (Transaction Failure) with an address header
   //     other than 0x70: D9.2.13.1 reads the address AH gives (D5.13 lists TYPE 0 with every
   //     address form); OpenCSD 1.3.3 makes every such packet 3 bytes long.
-  if (a->type == ETM4_PKT_I_EXCEPT && (a->p.exception_type == 0 || a->p.exception_type == 0x18) &&
+  //     (Also when the input ends inside our longer packet.)
+  if (h == 0x06 && (a->type == ETM4_PKT_I_EXCEPT || a->code == error_code::truncated_packet) &&
       (b->type == ETE_PKT_I_PE_RESET || b->type == ETE_PKT_I_TRANS_FAIL) && o + 2 < n &&
-      d[o + 2] != 0x70)
+      (((d[o + 1] >> 1) & 0x1fu) == 0 || ((d[o + 1] >> 1) & 0x1fu) == 0x18) && d[o + 2] != 0x70)
     return "A2 exception-type-0-or-0x18-with-address";
   // B. ETE 1.3 Instrumentation (header 0x09, FEAT_ITE) postdates OpenCSD 1.3.3: reserved.
   if (h == 0x09 && c.has_instrumentation() && b->type == kError &&
@@ -176,6 +177,19 @@ const char* classify(const std::vector<item>& ours, const std::vector<item>& the
         (b->type == kTruncated || b->type == ocsd_type(e.kind, h)))
       return "C header-reserved-in-this-configuration";
   }
+  // I. ETMv4 data-trace and conditional-trace packets (data synchronization markers 0x20-0x2C,
+  //    conditional instruction/result 0x40-0x6F): OpenCSD decodes them when TRCIDR0 says data
+  //    or conditional tracing is implemented; ETE has neither (D9.2.2.1 Parse_Trace():
+  //    ReservedEncoding()).
+  if (a->type == kError && a->code == error_code::reserved_header &&
+      ((h >= 0x20 && h <= 0x2c) || (h >= 0x40 && h <= 0x6f)) &&
+      (b->type == ETM4_PKT_I_NUM_DS_MKR || b->type == ETM4_PKT_I_UNNUM_DS_MKR ||
+       b->type == ETM4_PKT_I_COND_I_F1 || b->type == ETM4_PKT_I_COND_I_F2 ||
+       b->type == ETM4_PKT_I_COND_I_F3 || b->type == ETM4_PKT_I_COND_FLUSH ||
+       b->type == ETM4_PKT_I_COND_RES_F1 || b->type == ETM4_PKT_I_COND_RES_F2 ||
+       b->type == ETM4_PKT_I_COND_RES_F3 || b->type == ETM4_PKT_I_COND_RES_F4 ||
+       b->type == kTruncated))
+    return "I etmv4-data-or-conditional-trace-header";
   // D. A continuation-coded field longer than its D5 layout (COMMIT, CANCEL, SPEC, Q COUNT 5
   //    bytes, cycle COUNT 3, CYCT 2, TS 9 or 7 with TSSIZE 48): overlong_field for us;
   //    OpenCSD reads longer runs (perhaps on to the end of the input).

@@ -51,7 +51,9 @@ void run(const Tag& t, const std::uint8_t* d, std::size_t n) {
   if (clean && n <= 1 << 16) {
     const recompressed r = recompress(t.regs, std::vector<std::uint8_t>(d, d + n));
     FUZZ_CHECK(decode_packets(t, r.bytes.data(), r.bytes.size()).errors.empty());
-    FUZZ_CHECK(r.after.errors == 0);
+    // A trace whose resolution itself overflows (a transaction longer than the bounded
+    // queue) overflows again after compression: only a clean resolution must stay clean.
+    FUZZ_CHECK(r.before.errors != 0 || r.after.errors == 0);
   }
 }
 
