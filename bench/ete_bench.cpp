@@ -2,7 +2,9 @@
 // Throughput of the ETE codec, side by side with OpenCSD on the same bytes.
 //   BM_ete_decode/<corpus>     bytes -> fully resolved packets, every field read by a consumer
 //   BM_opencsd_decode/<corpus> OpenCSD's packet processor (C API, packet sink counting packets)
-//   BM_ete_elements/<corpus>   bytes -> packets -> elements -> speculation resolved
+//   BM_ete_elements/<corpus>   bytes -> packets -> elements -> speculation resolved (atom
+//                              runs: one Atom element per atom packet)
+//   BM_ete_atom_elements/<corpus>  the same with one Atom element per atom
 //   BM_ete_encode/<corpus>     packets -> bytes (the packet encoder)
 //   BM_ete_compress/<corpus>   resolved elements -> shortest packets (the element compressor)
 // Corpora: a synthetic mixed trace made by the encoder (runs without ../shared), and real
@@ -101,15 +103,19 @@ void opencsd_decode(benchmark::State& state, const corpus* c) {
 }
 #endif
 
-void ete_elements(benchmark::State& state, const corpus* c) {
+// Committed elements; with atom runs (element_reader::atom_runs) an atom packet's atoms come
+// as one element. Items: committed elements counted one per atom either way.
+void elements(benchmark::State& state, const corpus* c, bool runs) {
   auto r = std::make_unique<element_reader<>>(c->regs);
   for (auto _ : state) {
     *r = element_reader<>(c->regs);
+    r->atom_runs(runs);
     std::uint64_t acc = 0, n = 0;
     r->decode(c->bytes.data(), c->bytes.size(),
               [&](const element& e) {
-                acc += e.address ^ e.timestamp ^ e.count ^ e.cycles ^ static_cast<unsigned>(e.kind) ^ e.taken;
-                ++n;
+                acc += e.address ^ e.timestamp ^ e.count ^ e.cycles ^ e.atom_bits ^
+                       static_cast<unsigned>(e.kind) ^ e.taken ^ e.ctx.context_id ^ e.offset;
+                n += e.kind == element_kind::atom ? atom_count(e) : 1u;
               },
               [](const diagnostic&) {});
     benchmark::DoNotOptimize(acc);
@@ -118,6 +124,8 @@ void ete_elements(benchmark::State& state, const corpus* c) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * c->elements.size()));
 }
+void ete_elements(benchmark::State& state, const corpus* c) { elements(state, c, true); }
+void ete_atom_elements(benchmark::State& state, const corpus* c) { elements(state, c, false); }
 
 void ete_encode(benchmark::State& state, const corpus* c) {
   std::vector<std::uint8_t> out(c->bytes.size() + 64);
@@ -170,6 +178,7 @@ int main(int argc, char** argv) {
     reg("BM_opencsd_decode", opencsd_decode);
 #endif
     reg("BM_ete_elements", ete_elements);
+    reg("BM_ete_atom_elements", ete_atom_elements);
     reg("BM_ete_encode", ete_encode);
     reg("BM_ete_compress", ete_compress);
   }

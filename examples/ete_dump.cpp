@@ -52,6 +52,7 @@ const char* const usage_text =
     "  --json           JSON Lines output: one object per packet or error\n"
     "  --elements       print the resolved element stream (speculation and transactions\n"
     "                   resolved, D9.3/D9.4) instead of packets\n"
+    "  --atom-runs      with --elements: one Atom element per atom packet (\"taken\": \"EEN\")\n"
     "  --help           this text\n"
     "\n"
     "Exit status: 0 success (decode errors are printed), 1 I/O error, 2 usage error or\n"
@@ -75,12 +76,14 @@ std::string describe(const ete::registers& r) {
 }
 
 bool g_elements = false;  // --elements: print the resolved element stream instead of packets
+bool g_atom_runs = false; // --atom-runs: atom runs instead of one element per atom
 
 // Decodes one buffer as one trace session and prints everything it yields.
 ete::decoder_stats decode_session(const std::uint8_t* data, std::size_t size,
                                   const ete::registers& regs, std::size_t session, bool json) {
   if (g_elements) {  // packets -> elements (D9.2) -> speculation resolved (D9.3, D9.4)
     auto reader = std::make_unique<ete::element_reader<ete::runtime_config>>(regs);
+    reader->atom_runs(g_atom_runs);
     reader->decode(
         data, size,
         [&](const ete::element& e) { put_line(json ? ete::format_json(e, session) : ete::format_text(e)); },
@@ -376,6 +379,10 @@ int main(int argc, char** argv) {
     }
     if (arg == "--elements") {
       g_elements = true;
+      continue;
+    }
+    if (arg == "--atom-runs") {
+      g_atom_runs = true;
       continue;
     }
     if (arg == "--json") {

@@ -268,13 +268,35 @@ struct element_run {
 };
 
 template <class Tag>
-element_run decode_elements(const Tag& t, const std::uint8_t* d, std::size_t n, bool resolve) {
+element_run decode_elements(const Tag& t, const std::uint8_t* d, std::size_t n, bool resolve,
+                            bool atom_runs = false) {
   element_run r;
   auto reader = t.template make<element_reader>();
+  reader->atom_runs(atom_runs);
   reader->decode(
       d, n, [&](const element& e) { r.elements.push_back(e); },
       [&](const diagnostic& e) { r.errors.push_back(e); }, resolve);
   return r;
+}
+
+// Atom runs written out as one Atom element per atom.
+inline std::vector<element> expand_atom_runs(const std::vector<element>& in) {
+  std::vector<element> out;
+  for (const element& e : in) {
+    if (e.kind != element_kind::atom || e.count == 0) {
+      out.push_back(e);
+      continue;
+    }
+    FUZZ_CHECK(e.count <= 32 && (e.count == 32 || (e.atom_bits >> e.count) == 0) && !e.taken);
+    for (unsigned i = 0; i < e.count; ++i) {
+      element a = e;
+      a.count = 0;
+      a.atom_bits = 0;
+      a.taken = atom_taken(e, i);
+      out.push_back(a);
+    }
+  }
+  return out;
 }
 
 // ---- invariants of one decode ------------------------------------------------------------

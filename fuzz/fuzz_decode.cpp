@@ -3,8 +3,8 @@
 // resolved elements (element_reader), under the configuration the first bytes choose
 // (common.hpp). Checks that nothing is reported outside the input, that packets are in order
 // and do not overlap, that errors carry offsets and known codes, that the resolver commits at
-// most what stage 1 produced, and that a compile-time configuration decodes exactly as the
-// same registers at run time.
+// most what stage 1 produced, that atom runs commit the same atoms as single Atom elements,
+// and that a compile-time configuration decodes exactly as the same registers at run time.
 #include "common.hpp"
 
 using namespace fuzz;
@@ -36,6 +36,18 @@ void run(const Tag& t, const std::uint8_t* d, std::size_t n) {
     ++j;
   }
   FUZZ_CHECK(j == packets.errors.size());
+
+  // Atom runs (one element per atom packet, split where commits and cancels end) commit the
+  // same atoms. The queue holds fewer entries with runs, so only an input without
+  // resolution_overflow either way must agree element for element.
+  const element_run runs = decode_elements(t, d, n, true, true);
+  check_element_run(runs, n);
+  FUZZ_CHECK(runs.elements.size() <= resolved.elements.size());
+  if (runs.errors == resolved.errors) {
+    const std::vector<element> expanded = expand_atom_runs(runs.elements);
+    FUZZ_CHECK(expanded.size() == resolved.elements.size());
+    FUZZ_CHECK(expanded == resolved.elements);
+  }
 
   if constexpr (Tag::fixed) {  // the same registers at run time: the same output
     const runtime_tag rt{t.regs};

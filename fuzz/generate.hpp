@@ -128,6 +128,11 @@ inline element make_element(reader& r, std::uint64_t& pc) {
   e.address = pc;
   if ((f >> 5) & 1u) e.address &= ~std::uint64_t{1};
   e.count = small_or_wide(r);
+  if (e.kind == element_kind::atom) {  // single atoms, runs of 1-32 (element.hpp), and wider
+    const std::uint8_t k = r.u8();
+    e.count = k < 96 ? 0u : k < 250 ? k % 33u : e.count;
+    e.atom_bits = r.u32();
+  }
   e.cycles = small_or_wide(r);
   e.timestamp = (f & 0x40u) ? r.u64() : r.u8();
   e.exception_type = static_cast<std::uint8_t>(r.u8() % 34u);

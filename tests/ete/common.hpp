@@ -10,6 +10,41 @@
 namespace test {
 using namespace tracecodec::ete;
 
+// Atom runs (element_reader::atom_runs) written out as one Atom element per atom, for
+// comparison with the one-per-atom stream.
+inline std::vector<element> expand_atom_runs(const std::vector<element>& in) {
+  std::vector<element> out;
+  for (const element& e : in) {
+    if (e.kind != element_kind::atom || e.count == 0) {
+      out.push_back(e);
+      continue;
+    }
+    for (unsigned i = 0; i < e.count; ++i) {
+      element a = e;
+      a.count = 0;
+      a.atom_bits = 0;
+      a.taken = atom_taken(e, i);
+      out.push_back(a);
+    }
+  }
+  return out;
+}
+
+struct read_elements_result {
+  std::vector<element> elements;
+  std::vector<diagnostic> errors;
+};
+inline read_elements_result read_elements(const registers& r, const std::uint8_t* data,
+                                          std::size_t size, bool resolve, bool runs) {
+  read_elements_result res;
+  element_reader<> reader(r);
+  reader.atom_runs(runs);
+  reader.decode(
+      data, size, [&](const element& e) { res.elements.push_back(e); },
+      [&](const diagnostic& d) { res.errors.push_back(d); }, resolve);
+  return res;
+}
+
 struct decoded {
   std::vector<packet> packets;
   std::vector<diagnostic> errors;

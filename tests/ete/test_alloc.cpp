@@ -106,6 +106,12 @@ TEST_CASE("element decode, resolution and compression allocate nothing") {
   n += comp.drain(out + n, sizeof out - n);
   reader.decode(out, n, [&](const element& e) { committed += e.kind == element_kind::atom; },
                 [](const diagnostic&) {});
+  unsigned run_atoms = 0;  // atom runs: the same atoms, no allocation either
+  reader = element_reader<cfg>{};
+  reader.atom_runs(true);
+  reader.decode(out, n, [&](const element& e) { run_atoms += e.kind == element_kind::atom ? atom_count(e) : 0; },
+                [](const diagnostic&) {});
+  CHECK(run_atoms == committed);
   const long after = g_allocs.load();
   CHECK(n > 0);
   CHECK(committed == 2000);

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <set>
@@ -356,6 +357,29 @@ TEST_CASE("element compressor: every buffer re-encodes to equal elements, never 
       const auto& buf = snap.buffers[s];
       const recompressed r = recompress(buf.regs, buf.data);
       CHECK(r.elements_equal);
+      {  // the compressor takes atom runs as the atoms they stand for: the same bytes
+        const auto runs = read_elements(buf.regs, buf.data.data(), buf.data.size(), true, true);
+        compressor_options opt;
+        opt.input = input_kind::resolved;
+        auto comp = std::make_unique<element_encoder<>>(buf.regs, opt);
+        std::vector<std::uint8_t> out;
+        std::uint8_t chunk[4096];
+        auto drain = [&] {
+          while (const std::size_t n = comp->drain(chunk, sizeof chunk)) out.insert(out.end(), chunk, chunk + n);
+        };
+        for (const element& e : runs.elements) {
+          error_code c = comp->push(e);
+          if (c == error_code::buffer_too_small) {
+            drain();
+            c = comp->push(e);
+          }
+          CHECK(c == error_code::ok);
+        }
+        drain();
+        CHECK(comp->finish(true) == error_code::ok);
+        drain();
+        CHECK(out == r.bytes);
+      }
       CHECK(r.bytes.size() <= buf.data.size());
       ++buffers;
       equal += r.elements_equal ? 1 : 0;
@@ -394,8 +418,16 @@ TEST_CASE("committed atoms match OpenCSD's full decode") {
       const auto& buf = snap.buffers[s];
       for (const packet& p : decode_all(buf.regs, buf.data).packets)
         if (has_atoms(p.kind) && p.atom_count) atom_packets.insert({s, p.offset});
-      for (const element& e : resolve_elements(buf.regs, buf.data.data(), buf.data.size()).elements)
+      const auto resolved = resolve_elements(buf.regs, buf.data.data(), buf.data.size());
+      for (const element& e : resolved.elements)
         if (e.kind == element_kind::atom) ours.push_back({s, e.offset, e.taken ? 'E' : 'N'});
+      // Atom runs (one element per atom packet, split by the resolver where commits and
+      // cancels end) commit exactly the same elements.
+      const auto runs = read_elements(buf.regs, buf.data.data(), buf.data.size(), true, true);
+      CHECK(runs.elements.size() <= resolved.elements.size());
+      const auto expanded = expand_atom_runs(runs.elements);
+      CHECK(expanded.size() == resolved.elements.size());
+      CHECK(expanded == resolved.elements);
     }
     std::string path = g_dir + "/expected/" + name + ".decode_multi_session.txt";
     bool multi = fs::exists(path);

@@ -30,6 +30,8 @@
 
 #include <tracecodec/ete/element_reader.hpp>
 
+#include "common.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
@@ -72,7 +74,13 @@ std::string token(const element& e) {
   char b[64];
   auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   switch (e.kind) {
-    case K::atom: return e.taken ? "E" : "N";
+    case K::atom:
+      if (e.count) {  // an atom run: [EEN]
+        std::string r = "[";
+        for (unsigned i = 0; i < e.count; ++i) r += atom_taken(e, i) ? 'E' : 'N';
+        return r + "]";
+      }
+      return e.taken ? "E" : "N";
     case K::commit: std::snprintf(b, sizeof b, "C%u", e.count); return b;
     case K::cancel: std::snprintf(b, sizeof b, "X%u", e.count); return b;
     case K::mispredict: return "M";
@@ -149,7 +157,9 @@ struct pipeline {
   std::vector<element> s1, out;
   std::vector<diagnostic> errors;
 
-  explicit pipeline(const registers& r) : dec(r), stage1(r), stage2(r) {}
+  explicit pipeline(const registers& r, bool runs = false) : dec(r), stage1(r), stage2(r) {
+    stage1.atom_runs(runs);
+  }
 
   // Feeds whole packets; returns the tokens of the stage-1 elements they produced.
   std::string feed(const bytes& b) {
@@ -538,6 +548,76 @@ TEST_CASE("elements r4: every cancel and mispredict form, stage 1 and resolved")
     CHECK(p.resolved() == cat({"TI", r.survivors}));
     CHECK(p.errors.empty());
   }
+}
+
+// The same cancel and mispredict forms with atom runs: the six atoms arrive as two Atom F3
+// packets, [EEN] and [NEN], so Cancels end inside a run; then the survivors are committed
+// all at once, and one at a time (a run split by every Commit, the Mispredict applied to
+// the run's last atom when that atom is committed). Expected: the survivors above.
+TEST_CASE("elements r4: atom runs split by Cancel and Commit, flipped by Mispredict") {
+  struct row {
+    bytes in;
+    std::uint32_t depth;
+    const char* survivors;
+  };
+  const row rows[] = {
+      {{0x2E, 0x01}, 5, "E E N N E"},   {{0x2E, 0x03}, 3, "E E N"},
+      {{0x2F, 0x01}, 5, "E E N N N"},   {{0x2F, 0x02}, 4, "E E N E"},
+      {{0x34}, 5, "E E N N N"},         {{0x35}, 6, "E E N N E E"},
+      {{0x36}, 7, "E E N N E N N"},     {{0x37}, 6, "E E N N E E"},
+      {{0x38}, 4, "E E N E"},           {{0x39}, 5, "E E N N N"},
+      {{0x3A}, 3, "E E E"},             {{0x3B}, 4, "E E N E"},
+      {{0x3C}, 2, "E N"},               {{0x3D}, 3, "E E E"},
+      {{0x3E}, 1, "N"},                 {{0x3F}, 2, "E N"},
+      {{0x30}, 6, "E E N N E E"},       {{0x31}, 7, "E E N N E N N"},
+      {{0x32}, 8, "E E N N E N E N"},   {{0x33}, 7, "E E N N E N E"},
+  };
+  for (const row& r : rows) {
+    CAPTURE(static_cast<unsigned>(r.in[0]));
+    for (const bool one_by_one : {false, true}) {
+      CAPTURE(one_by_one);
+      pipeline p(regs(15), true);
+      p.feed(async());
+      p.feed({0x01, 0x00});
+      // Atom F3 (D5.44): 0xF8 | bits, oldest atom in bit 0.
+      REQUIRE(p.feed({0xFB, 0xFA}) == "[EEN] [NEN]");
+      p.feed(r.in);
+      CHECK(p.depth() == r.depth);
+      CHECK(p.stage2.speculative() == r.depth);
+      CHECK(p.resolved() == "TI");
+      if (one_by_one) {
+        for (std::uint32_t i = 0; i < r.depth; ++i) {
+          p.feed({0x2D, 0x01});
+          CHECK(p.stage2.speculative() == r.depth - i - 1);
+        }
+      } else {
+        p.feed({0x2D, static_cast<std::uint8_t>(r.depth)});
+      }
+      CHECK(p.stage2.speculative() == 0);
+      std::vector<element> atoms;
+      for (const element& e : p.out)
+        if (e.kind == K::atom) atoms.push_back(e);
+      CHECK(tokens(test::expand_atom_runs(atoms)) == r.survivors);
+      if (one_by_one) CHECK(atoms.size() == r.depth);  // each Commit 1 delivers a run of one
+      CHECK(p.errors.empty());
+    }
+  }
+}
+
+TEST_CASE("elements r2: atom runs with implied commits commit the same atoms") {
+  // MAXSPEC 6; Atom F1 E, F1 N, then F3 packets EEN, NEN, EEE, NNN, EEN: 17 atoms. Per atom,
+  // the 7th and later each imply Commit 1; as runs, one implied Commit of depth - MAXSPEC
+  // follows each run. Either way the oldest 11 atoms are committed, the youngest 6 wait.
+  const bytes in = stream({0xF7, 0xF6, 0xFB, 0xFA, 0xFF, 0xF8, 0xFB});
+  const auto single = test::read_elements(regs(6), in.data(), in.size(), true, false);
+  const auto run = test::read_elements(regs(6), in.data(), in.size(), true, true);
+  CHECK(single.errors.empty());
+  CHECK(run.errors.empty());
+  CHECK(tokens(single.elements) == "TI E N E E N N E N E E E");
+  CHECK(tokens(run.elements) == "TI [E] [N] [EEN] [NEN] [EEE]");
+  const auto a = test::expand_atom_runs(run.elements);
+  REQUIRE(a.size() == single.elements.size());
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i] == single.elements[i]);
 }
 
 TEST_CASE("elements r4: cancel removes and keeps elements as Table D9.2 says") {

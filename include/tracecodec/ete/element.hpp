@@ -70,9 +70,10 @@ struct element {
                                 // Trace Info current speculation depth
   std::uint32_t cycles = 0;     // Cycle Count (threshold included); Timestamp's cycle count;
                                 // Trace Info cycle count threshold
+  std::uint32_t atom_bits = 0;  // Atom run (count >= 1): bit i = atom i taken, oldest first
   element_kind kind = element_kind::trace_info;
   isa sub_isa = isa::is0;
-  bool taken = false;           // Atom: E (true) or N (false)
+  bool taken = false;           // Atom (single, count 0): E (true) or N (false)
   bool p0 = false;              // a P0 element: counted by the speculation depth (D9.2)
   std::uint8_t exception_type = 0;
   std::uint8_t number = 0;      // Event: ETEEvent number 0-3; Instrumentation: EL byte
@@ -81,6 +82,18 @@ struct element {
   constexpr bool operator==(const element&) const = default;
   constexpr bool is(std::uint8_t f) const noexcept { return (flags & f) != 0; }
 };
+
+// Atom elements come one per atom (count 0, `taken`), or, when the reader is asked for atom
+// runs, one per atom packet: count = number of atoms (1-32), atom_bits their E/N pattern. A
+// run stands for `count` consecutive Atom elements with the same offset: each is a P0 element.
+constexpr unsigned atom_count(const element& e) noexcept { return e.count ? e.count : 1u; }
+constexpr bool atom_taken(const element& e, unsigned i) noexcept {
+  return e.count ? ((e.atom_bits >> i) & 1u) != 0 : e.taken;
+}
+// P0 elements an element stands for (D9.2): an atom run counts each of its atoms.
+constexpr std::uint32_t p0_weight(const element& e) noexcept {
+  return !e.p0 ? 0u : e.kind == element_kind::atom && e.count ? e.count : 1u;
+}
 
 // Same element, wherever it came from in the byte stream (offsets differ between encodings).
 constexpr bool same_element(const element& a, const element& b) noexcept {

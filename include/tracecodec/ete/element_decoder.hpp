@@ -33,6 +33,11 @@ class element_decoder {
   // resolver, when MAXSPEC is 0 and every P0 element is committed at once): they are not
   // emitted. The speculation depth is tracked all the same.
   constexpr void omit_implied_commits(bool omit) noexcept { omit_implied_ = omit; }
+  // One Atom element per atom packet (count, atom_bits: element.hpp) instead of one per atom.
+  // The implied commits of UpdateSpecDepth then follow the run: the same P0 elements are
+  // committed, as commits always take the oldest.
+  constexpr void atom_runs(bool runs) noexcept { runs_ = runs; }
+  constexpr bool atom_runs() const noexcept { return runs_; }
 
   // The Atom elements of an atom packet (formats 1-6), without the packet: bits oldest first.
   template <class Sink>
@@ -51,6 +56,13 @@ class element_decoder {
       e = element{};
       e.offset = offset;
     };
+    if (runs_) {
+      a.count = count;
+      a.atom_bits = bits;
+      sink(static_cast<const element&>(a));
+      update_depth(count, emit, e);
+      return;
+    }
     for (unsigned i = 0; i < count; ++i) {
       a.taken = (bits >> i) & 1u;
       sink(static_cast<const element&>(a));
@@ -77,6 +89,14 @@ class element_decoder {
       a.offset = p.offset;
       a.kind = element_kind::atom;
       a.p0 = true;
+      if (runs_) {
+        if (p.atom_count == 0) return;
+        a.count = p.atom_count;
+        a.atom_bits = p.atoms;
+        sink(static_cast<const element&>(a));
+        update_depth(p.atom_count, emit, e);
+        return;
+      }
       for (unsigned i = 0; i < p.atom_count; ++i) {
         a.taken = p.atom(i);
         sink(static_cast<const element&>(a));
@@ -302,6 +322,7 @@ class element_decoder {
   std::uint32_t depth_ = 0;
   bool t_ = false;
   bool omit_implied_ = false;
+  bool runs_ = false;
 };
 
 }  // namespace tracecodec::ete

@@ -54,6 +54,7 @@ class element_encoder {
   constexpr error_code push(const element& e) noexcept {
     if (enc_.status() != error_code::ok) return enc_.status();
     if (staging_size - len_ < max_element_bytes) return error_code::buffer_too_small;
+    if (e.kind == element_kind::atom && e.count > 32) return error_code::unencodable;  // a run
     err_ = error_code::ok;
     take(e);
     if (opt_.sync_interval && total_ - last_sync_ >= opt_.sync_interval) periodic_sync();
@@ -538,12 +539,16 @@ class element_encoder {
       if (e.kind == K::transaction_failure && !e.p0) return;
     }
     // The input's own speculation depth (a resolved input has nothing outstanding).
-    if (e.p0 && opt_.input == input_kind::stage1) ++in_depth_;
+    if (e.p0 && opt_.input == input_kind::stage1) in_depth_ += p0_weight(e);
     switch (e.kind) {
       case K::atom:
         flush_pending();
-        if (natoms_ == max_atoms) flush_atoms();
-        set_atom(natoms_++, e.taken);
+        // An atom run (at most 32 atoms, fewer than max_atoms) flushes the atoms at most once,
+        // as a single atom may: it fits in max_element_bytes.
+        for (unsigned i = 0, n = atom_count(e); i < n; ++i) {
+          if (natoms_ == max_atoms) flush_atoms();
+          set_atom(natoms_++, atom_taken(e, i));
+        }
         return;
       case K::cancel:
         flush_pending();

@@ -26,6 +26,10 @@ class element_reader {
 
   constexpr const decoder<Config>& packets() const noexcept { return packets_; }
   constexpr const resolver<Config>& resolution() const noexcept { return resolve_; }
+  // Atom elements as runs, one per atom packet (element.hpp: count, atom_bits), instead of
+  // one element per atom: the same committed atoms, a fraction of the elements. Speculation
+  // resolution splits a run where a Commit or Cancel ends inside it.
+  constexpr void atom_runs(bool runs) noexcept { elements_.atom_runs(runs); }
 
   // Decodes a whole buffer as one session. on_element(const element&) receives committed
   // elements (or, with resolve == false, the stage-1 elements); on_error(const diagnostic&).

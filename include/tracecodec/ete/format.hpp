@@ -426,7 +426,8 @@ inline std::string format_json(const diagnostic& d, std::size_t session) {
 
 // ---- elements (ete-dump --elements) --------------------------------------------------------
 // JSON keys are named like the packet keys: "element" (kind), "offset" (of the packet that
-// produced it), and where the element has them "address", "isa", "taken" ("E"/"N"),
+// produced it), and where the element has them "address", "isa", "taken" ("E"/"N"; an atom
+// run's letters, oldest first),
 // "context", "timestamp", "cycle_count", "commit", "cancel", "exception_type",
 // "exception_name", "event", "q_count", "spec", "cc_threshold", "el", "payload".
 inline std::string format_json(const element& e, std::size_t session) {
@@ -449,10 +450,15 @@ inline std::string format_json(const element& e, std::size_t session) {
     json_string(o, e.sub_isa == isa::is1 ? "IS1" : "IS0");
   };
   switch (e.kind) {
-    case K::atom:
+    case K::atom: {  // a run (count >= 1) as its E/N letters, oldest first: "EEN"
       json_key(o, "taken");
-      json_string(o, e.taken ? "E" : "N");
+      char letters[33];
+      const unsigned n = atom_count(e);
+      for (unsigned i = 0; i < n && i < 32; ++i) letters[i] = atom_taken(e, i) ? 'E' : 'N';
+      letters[n < 32 ? n : 32] = 0;
+      json_string(o, letters);
       break;
+    }
     case K::exception:
       address();
       json_key(o, "exception_type");

@@ -143,6 +143,9 @@ class resolver {
   constexpr std::size_t unresolved() const noexcept { return speculative(); }
 
  private:
+  static constexpr std::uint32_t low_bits(std::uint32_t n) noexcept {
+    return n >= 32 ? ~0u : (1u << n) - 1u;
+  }
   static constexpr bool kept_on_cancel(element_kind k) noexcept {
     // D9.3.4 Table D9.2: Cycle Count and Timestamp are processed, Event and Trace Info kept.
     return k == element_kind::cycle_count || k == element_kind::timestamp ||
@@ -167,7 +170,7 @@ class resolver {
       force_commit_front(out, err);
     }
     q_.push_back(e);
-    if (e.p0) ++p0_;
+    p0_ += p0_weight(e);
   }
 
   template <class Out, class Err>
@@ -175,7 +178,7 @@ class resolver {
     if (q_.empty()) return;
     const element f = q_.front();
     q_.pop_front();
-    if (f.p0) --p0_;
+    p0_ -= p0_weight(f);
     deliver(f, out, err);
     release_front(out, err);
   }
@@ -200,12 +203,22 @@ class resolver {
     }
     release_front(out, err);
     while (n && !q_.empty()) {
-      const element f = q_.front();
-      q_.pop_front();
-      if (f.p0) {
-        --p0_;
-        --n;
+      element& front = q_.front();
+      const std::uint32_t w = p0_weight(front);
+      if (w > n) {  // an atom run committed in part: its oldest n atoms go, the rest wait
+        element part = front;
+        part.count = n;
+        part.atom_bits &= low_bits(n);
+        front.count -= n;
+        front.atom_bits = n >= 32 ? 0u : front.atom_bits >> n;
+        p0_ -= n;
+        deliver_committed(part, out, err);  // the Mispredicts behind the run are for its end
+        return;
       }
+      const element f = front;
+      q_.pop_front();
+      p0_ -= w;
+      n -= w;
       deliver(f, out, err);
       if (n == 0) release_front(out, err);
     }
@@ -218,14 +231,23 @@ class resolver {
     std::size_t i = q_.size();
     while (n && i > 0) {
       --i;
-      if (q_[i].p0) --n;
+      const std::uint32_t w = p0_weight(q_[i]);
+      if (w > n) {  // an atom run canceled in part: its youngest n atoms go
+        q_[i].count -= n;
+        q_[i].atom_bits &= low_bits(q_[i].count);
+        p0_ -= n;
+        n = 0;
+        ++i;  // the run stays; the canceled stretch starts after it
+        break;
+      }
+      n -= w;
     }
     // Elements [i, size) are in the canceled stretch: compact the kept ones down to i.
     std::size_t w = i;
     for (std::size_t r = i; r < q_.size(); ++r) {
       const element& x = q_[r];
       if (x.p0) {
-        --p0_;
+        p0_ -= p0_weight(x);
         continue;
       }
       if (kept_on_cancel(x.kind))
@@ -289,8 +311,11 @@ class resolver {
       if (queued) --mispredicts_;
       if (e.is(applied)) return;
     } else if (e.kind == element_kind::atom && mispredicts_ != 0 && flip_for_mispredicts()) {
-      element flipped = e;  // a Mispredict queued behind this atom corrects it
-      flipped.taken = !flipped.taken;
+      element flipped = e;  // a Mispredict queued behind this atom (a run's last) corrects it
+      if (e.count)
+        flipped.atom_bits ^= e.count <= 32 ? 1u << (e.count - 1u) : 0u;
+      else
+        flipped.taken = !flipped.taken;
       deliver_committed(flipped, out, err);
       return;
     }
