@@ -49,6 +49,16 @@ class encoder {
       out[n - 1] = 0x80;
       return {n, error_code::ok};
     }
+    if (p.kind >= packet_kind::atom_f1 && p.kind <= packet_kind::atom_f6) {
+      // Most packets (D6.11.2): one header byte, no retained state to stage.
+      bool ok = false;
+      const std::uint8_t h = atom_header(p, ok);
+      if (!ok) return {0, error_code::unencodable};
+      if (!header_ok(h, p.kind)) return {0, error_code::reserved_header};
+      if (capacity == 0) return {0, error_code::buffer_too_small};
+      out[0] = h;
+      return {1, error_code::ok};
+    }
     std::uint8_t tmp[32]{};
     stream_state ns = st_;
     const int n = build(p, tmp, ns);
