@@ -143,20 +143,24 @@ class element_encoder {
     return static_cast<std::uint32_t>(x & ((std::uint64_t{1} << l) - 1));
   }
 
-  // Shortest packing of atoms [0, n): returns the packet count; fills `cut` so that the last
-  // packet covers [cut[n], n).
+  // Shortest packing of atoms [0, n): returns the packet count; fills `len` so that the last
+  // packet covers [n - len[n], n). Every atom packet is one byte, and the fewest packets for
+  // a prefix never exceed those for a longer one (a valid packet cut short is still one:
+  // formats 4/5 shortened are format 3/4, format 6 shortened is format 6 or 1-3). So the
+  // longest packet that can end at atom i is the best last packet: O(n), no search.
   constexpr unsigned pack(unsigned n, std::uint16_t* best, std::uint8_t* len) const noexcept {
     best[0] = 0;
+    unsigned erun = 0;  // E atoms in a row ending just before atom i - 1
     for (unsigned i = 1; i <= n; ++i) {
-      best[i] = 0xffff;
-      for (unsigned l = 1; l <= 24 && l <= i; ++l) {
-        if (!fits(i - l, l)) continue;
-        const unsigned c = best[i - l] + 1u;
-        if (c < best[i]) {
-          best[i] = static_cast<std::uint16_t>(c);
-          len[i] = static_cast<std::uint8_t>(l);
-        }
-      }
+      unsigned l = i < 3 ? i : 3;  // formats 1-3: any pattern
+      if (i >= 4 && fits(i - 4, 4)) l = 4;
+      if (i >= 5 && fits(i - 5, 5)) l = 5;
+      // Format 6: E^(l-1) then any atom, 4 <= l <= 24.
+      const unsigned f6 = erun + 1 < 24 ? erun + 1 : 24;
+      if (f6 >= 4 && f6 > l) l = f6;
+      best[i] = static_cast<std::uint16_t>(best[i - l] + 1u);
+      len[i] = static_cast<std::uint8_t>(l);
+      erun = atom_at(i - 1) ? erun + 1 : 0;
     }
     return best[n];
   }
