@@ -141,6 +141,26 @@ class element_decoder {
       atoms();
       return;
     }
+    // The next most common packets, target addresses and timestamps (with their markers),
+    // take conditional tests, which the branch predictor learns from the packet sequence,
+    // before the indirect jump of the switch (measured: 13% on timestamp-heavy trace).
+    if (p.kind >= K::address_exact && p.kind <= K::address_64_is1) {
+      target(false);
+      return;
+    }
+    if (p.kind == K::timestamp_marker) {
+      emit(element_kind::timestamp_marker);
+      return;
+    }
+    if (p.kind == K::timestamp) {  // D9.2.16.3
+      e.timestamp = p.timestamp;
+      if (p.is(packet_flag::has_count)) {
+        e.cycles = p.cycles;
+        e.flags = element_flag::has_cycles;
+      }
+      emit(element_kind::timestamp);
+      return;
+    }
     switch (p.kind) {
       case K::async:
       case K::ignore: return;
@@ -167,15 +187,6 @@ class element_decoder {
         emit(element_kind::trace_info);
         return;
       case K::trace_on: emit(element_kind::trace_on); return;
-      case K::timestamp:  // D9.2.16.3
-        e.timestamp = p.timestamp;
-        if (p.is(packet_flag::has_count)) {
-          e.cycles = p.cycles;
-          e.flags = element_flag::has_cycles;
-        }
-        emit(element_kind::timestamp);
-        return;
-      case K::timestamp_marker: emit(element_kind::timestamp_marker); return;
       case K::transaction_start: {  // D9.2.15.1: a P0 element when TRCIDR0.COMMTRANS == 0
         const bool p0 = !cfg().commtrans;
         emit(element_kind::transaction_start, p0);
@@ -221,13 +232,6 @@ class element_decoder {
       case K::atom_f5_1:
       case K::atom_f5_2:
       case K::atom_f6: atoms(); return;
-      case K::address_exact:
-      case K::address_short_is0:
-      case K::address_short_is1:
-      case K::address_32_is0:
-      case K::address_32_is1:
-      case K::address_64_is0:
-      case K::address_64_is1: target(false); return;
       case K::context_same:
       case K::context: context_element(); return;
       case K::address_ctx_32_is0:
