@@ -127,6 +127,27 @@ config every_feature(config c) {
   return c;
 }
 
+// FUZZ_CLASS_STATS=1: at exit, how many inputs ended in agreement or in each documented class
+// (a corpus replay gives the table in README.md).
+void count_outcome(const char* what) {
+  static const bool on = std::getenv("FUZZ_CLASS_STATS") != nullptr;
+  if (!on) return;
+  static std::vector<std::pair<std::string, std::size_t>> counts;
+  static const bool registered = [] {
+    std::atexit([] {
+      for (const auto& [name, k] : counts) std::fprintf(stderr, "class %8zu  %s\n", k, name.c_str());
+    });
+    return true;
+  }();
+  (void)registered;
+  for (auto& [name, k] : counts)
+    if (name == what) {
+      ++k;
+      return;
+    }
+  counts.emplace_back(what, 1);
+}
+
 // ---- documented disagreement classes (README.md, "Differential testing") --------------------
 // Each recognises one difference precisely, at item i; the comparison ends there.
 const char* classify(const std::vector<item>& ours, const std::vector<item>& theirs, std::size_t i,
@@ -337,6 +358,7 @@ void run(registers regs, const std::uint8_t* d, std::size_t n) {
     for (std::uint64_t k = lo; k < n && k < from + 24; ++k) std::fprintf(stderr, " %02x", d[k]);
     std::fprintf(stderr, "\n");
   }
+  count_outcome(same ? "same packets (or the same first error at the same offset)" : why);
   if (same || why) return;
   FUZZ_CHECK(!"packet boundaries and kinds differ from OpenCSD's");
 }
