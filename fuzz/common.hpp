@@ -147,6 +147,10 @@ inline int preset_index(const registers& r) {
   return -1;
 }
 
+// element_reader with its default queue capacity, as a one-parameter template for make<>().
+template <class C>
+using default_element_reader = element_reader<C>;
+
 // A configuration as a type, for the templates: make<T>() builds T<Config> on the heap
 // (element readers hold two queues of elements).
 struct runtime_tag {
@@ -271,7 +275,7 @@ template <class Tag>
 element_run decode_elements(const Tag& t, const std::uint8_t* d, std::size_t n, bool resolve,
                             bool atom_runs = false) {
   element_run r;
-  auto reader = t.template make<element_reader>();
+  auto reader = t.template make<default_element_reader>();
   reader->atom_runs(atom_runs);
   reader->decode(
       d, n, [&](const element& e) { r.elements.push_back(e); },

@@ -16,7 +16,11 @@
 
 namespace tracecodec::ete {
 
-template <class Config = runtime_config>
+// Capacity: of the resolution queue (resolver.hpp); the default holds MAXSPEC P0 elements with
+// three companions each. Trace denser in non-P0 elements (say, a run of Events behind
+// uncommitted atoms) overflows it: resolution_overflow, the oldest element committed early.
+template <class Config = runtime_config,
+          std::size_t Capacity = default_resolution_capacity<Config>()>
 class element_reader {
  public:
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
@@ -25,7 +29,7 @@ class element_reader {
       : packets_(r), elements_(r), resolve_(r) {}
 
   constexpr const decoder<Config>& packets() const noexcept { return packets_; }
-  constexpr const resolver<Config>& resolution() const noexcept { return resolve_; }
+  constexpr const resolver<Config, Capacity>& resolution() const noexcept { return resolve_; }
   // Atom elements as runs, one per atom packet (element.hpp: count, atom_bits), instead of
   // one element per atom: the same committed atoms, a fraction of the elements. Speculation
   // resolution splits a run where a Commit or Cancel ends inside it.
@@ -79,7 +83,7 @@ class element_reader {
 
   decoder<Config> packets_{};
   element_decoder<Config> elements_{};
-  resolver<Config> resolve_{};
+  resolver<Config, Capacity> resolve_{};
 };
 
 }  // namespace tracecodec::ete
