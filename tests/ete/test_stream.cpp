@@ -262,3 +262,68 @@ TEST_CASE("reset() starts a new session: unsynchronized, offset 0, state cleared
   CHECK(first == second);
   CHECK(first.size() == 13);
 }
+
+// The encoder's atom path computes a header and keeps it only if the header table decodes it
+// back to the same packet. Checked here against the decoder itself: an atom packet encodes
+// (to exactly one byte) if and only if some header byte decodes to it, and otherwise fails
+// without writing. Every kind, count 0..26 and, per count, every pattern of up to 6 atoms or
+// the format-6 shapes and near misses; two configurations.
+TEST_CASE("encoder: every atom packet shape, against the decoder") {
+  for (const registers& r : {presets::ete_1_0, presets::ete_spec255}) {
+    packet by_header[256]{};  // what each one-byte header decodes to (async = not an atom)
+    for (unsigned h = 0xc0; h <= 0xff; ++h) {
+      std::vector<std::uint8_t> b = async12();
+      b.push_back(static_cast<std::uint8_t>(h));
+      const decoded d = decode_all(r, b);
+      REQUIRE(d.errors.empty());
+      REQUIRE(d.packets.size() == 2);
+      by_header[h] = d.packets[1];
+    }
+    encoder<> enc(r);
+    unsigned encoded = 0, refused = 0;
+    for (unsigned k = static_cast<unsigned>(packet_kind::atom_f1);
+         k <= static_cast<unsigned>(packet_kind::atom_f6); ++k) {
+      for (unsigned n = 0; n <= 26; ++n) {
+        std::vector<std::uint32_t> patterns;
+        if (n <= 6) {
+          for (std::uint32_t a = 0; a < (1u << n); ++a) patterns.push_back(a);
+        } else {
+          const std::uint32_t all = (1u << n) - 1, es = (1u << (n - 1)) - 1;
+          patterns = {all, es, es & ~1u, all ^ 2u, all | (1u << n)};
+        }
+        patterns.push_back(1u << n);  // a bit above the count
+        for (const std::uint32_t a : patterns) {
+          packet p{};
+          p.kind = static_cast<packet_kind>(k);
+          p.atoms = a;
+          p.atom_count = static_cast<std::uint8_t>(n);
+          int expect = -1;
+          for (unsigned h = 0xc0; h <= 0xff; ++h)
+            if (by_header[h].kind == p.kind && by_header[h].atoms == a && by_header[h].atom_count == n)
+              expect = static_cast<int>(h);
+          std::uint8_t out[4] = {0x5a, 0x5a, 0x5a, 0x5a};
+          const encode_result res = enc.encode(p, out, sizeof out);
+          CAPTURE(k);
+          CAPTURE(n);
+          CAPTURE(a);
+          if (expect >= 0) {
+            ++encoded;
+            CHECK(res.error == error_code::ok);
+            CHECK(res.size == 1);
+            CHECK(out[0] == expect);
+            CHECK(enc.encode(p, out, 0).error == error_code::buffer_too_small);
+          } else {
+            ++refused;
+            CHECK(res.error != error_code::ok);
+            CHECK(res.size == 0);
+            CHECK(out[0] == 0x5a);
+          }
+          CHECK(out[1] == 0x5a);
+        }
+      }
+    }
+    // Formats 1-5 have 2+4+8+4+1+3 headers, format 6 has 42 (COUNT 0..20, A 0/1).
+    CHECK(encoded == 64);
+    CHECK(refused > 500);
+  }
+}

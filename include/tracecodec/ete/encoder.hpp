@@ -13,6 +13,7 @@
 #include "error.hpp"
 #include "fields.hpp"
 #include "header_table.hpp"
+#include "hot.hpp"
 #include "packet.hpp"
 #include "state.hpp"
 
@@ -39,25 +40,41 @@ class encoder {
 
   // Encodes one packet. Fields of `p` that give an encoding choice (addr_bytes, len1, len2,
   // size of an A-Sync) may be 0 for "shortest"; offset is ignored.
-  constexpr encode_result encode(const packet& p, std::uint8_t* out, std::size_t capacity) noexcept {
+  TRACECODEC_HOT constexpr encode_result encode(const packet& p, std::uint8_t* out,
+                                                std::size_t capacity) noexcept {
+    // Atom packets are most of real trace (D6.11.2) and need no retained state: the header
+    // comes from the atoms, and the decoder's own table confirms that it decodes to exactly
+    // this packet in this configuration (so a wrong or reserved header is never written).
+    // Anything else, or an atom packet that fails the check, takes the general path, which
+    // also says why.
+    if (p.kind >= packet_kind::atom_f1 && p.kind <= packet_kind::atom_f6 && capacity != 0 &&
+        conf_.status() == error_code::ok) [[likely]] {
+      const std::uint8_t h = atom_header_guess(p);
+      const header_entry& e = table()[h];
+      if (e.kind == p.kind && e.atoms == p.atoms && e.atom_count == p.atom_count) [[likely]] {
+        out[0] = h;
+        return {1, error_code::ok};
+      }
+    }
+    return encode_general(p, out, capacity);
+  }
+  template <class Bytes>
+  constexpr auto encode(const packet& p, Bytes& out) noexcept
+      -> decltype(out.data(), out.size(), encode_result{}) {
+    return encode(p, reinterpret_cast<std::uint8_t*>(out.data()), out.size());
+  }
+
+ private:
+  constexpr encode_result encode_general(const packet& p, std::uint8_t* out,
+                                         std::size_t capacity) noexcept {
     if (conf_.status() != error_code::ok) return {0, conf_.status()};
     if (p.kind == packet_kind::async) {  // D5.4: 11 or more zeros then 0x80
       const std::uint32_t n = p.size ? p.size : 12;
       if (n < 12) return {0, error_code::unencodable};
       if (n > capacity) return {0, error_code::buffer_too_small};
-      for (std::uint32_t i = 0; i + 1 < n; ++i) out[i] = 0;
+      for (std::uint32_t i = 0; i < n - 1; ++i) out[i] = 0;
       out[n - 1] = 0x80;
       return {n, error_code::ok};
-    }
-    if (p.kind >= packet_kind::atom_f1 && p.kind <= packet_kind::atom_f6) {
-      // Most packets (D6.11.2): one header byte, no retained state to stage.
-      bool ok = false;
-      const std::uint8_t h = atom_header(p, ok);
-      if (!ok) return {0, error_code::unencodable};
-      if (!header_ok(h, p.kind)) return {0, error_code::reserved_header};
-      if (capacity == 0) return {0, error_code::buffer_too_small};
-      out[0] = h;
-      return {1, error_code::ok};
     }
     std::uint8_t tmp[32]{};
     stream_state ns = st_;
@@ -68,13 +85,19 @@ class encoder {
     st_ = ns;
     return {static_cast<std::uint32_t>(n), error_code::ok};
   }
-  template <class Bytes>
-  constexpr auto encode(const packet& p, Bytes& out) noexcept
-      -> decltype(out.data(), out.size(), encode_result{}) {
-    return encode(p, reinterpret_cast<std::uint8_t*>(out.data()), out.size());
-  }
 
- private:
+  // The header an atom packet would have if it is well formed (D5.41-D5.46): checked by the
+  // caller against the header table, so a malformed packet may give any value here.
+  static constexpr std::uint8_t atom_header_guess(const packet& p) noexcept {
+    const unsigned n = p.atom_count, k = static_cast<unsigned>(p.kind) -
+                                         static_cast<unsigned>(packet_kind::atom_f1);
+    const std::uint32_t a = p.atoms;
+    // Format 6: COUNT = n - 4; A = 1 when the last atom is N. Both candidates are computed
+    // and one selected without a branch (formats mix unpredictably in real trace).
+    const unsigned f6 = 0xc0u | ((~(a >> ((n - 1) & 31u)) & 1u) << 5) | ((n - 4) & 0x1fu);
+    const unsigned f15 = detail::atom_headers.of[k < 6 ? k : 0][a & 31u];
+    return static_cast<std::uint8_t>(k == 6 ? f6 : f15);
+  }
   constexpr const header_table& table() const noexcept { return conf_.table(); }
 
   static constexpr int fail(error_code e) noexcept { return -static_cast<int>(e); }
@@ -215,7 +238,7 @@ class encoder {
     isa s;
     bool with_context;
   };
-  static constexpr address_form form_of(packet_kind k, std::uint8_t index) noexcept {
+  static constexpr address_form form_for(packet_kind k, std::uint8_t index) noexcept {
     using K = packet_kind;
     const auto ix = static_cast<std::uint8_t>(index & 3u);
     switch (k) {
@@ -244,6 +267,22 @@ class encoder {
       case K::q_32_is1: return {0xab, 2, isa::is1, false};
       default: return {0, -1, isa::is0, false};
     }
+  }
+  // The same as one table by kind (the exact forms take their index from the packet), so
+  // the hot path looks the form up instead of taking a second indirect jump.
+  struct address_forms {
+    address_form of[packet_kind_count];
+  };
+  static constexpr address_forms make_address_forms() noexcept {
+    address_forms t{};
+    for (unsigned k = 0; k < packet_kind_count; ++k) t.of[k] = form_for(static_cast<packet_kind>(k), 0);
+    return t;
+  }
+  static constexpr address_forms forms_ = make_address_forms();
+  static constexpr address_form form_of(packet_kind k, std::uint8_t index) noexcept {
+    address_form f = forms_.of[static_cast<unsigned>(k)];
+    if (f.form == 0) f.header = static_cast<std::uint8_t>(f.header | (index & 3u));
+    return f;
   }
 
   // Writes the packet into o (32 bytes), updating ns. Returns the size or -error_code.

@@ -95,6 +95,23 @@ constexpr header_entry atom_entry(std::uint8_t h) noexcept {
                static_cast<std::uint8_t>(e + 1));
 }
 
+// The inverse of atom_entry() for formats 1-5 (the encoder's atom path): the header of each
+// (format, atom bits) that has one, else 0. Format 6 is a formula (encoder.hpp).
+struct atom_header_inverse {
+  std::uint8_t of[6][32]{};  // [kind - atom_f1][atom bits]
+};
+constexpr atom_header_inverse make_atom_header_inverse() noexcept {
+  atom_header_inverse inv{};
+  for (unsigned h = 0xc0; h <= 0xff; ++h) {
+    const header_entry e = atom_entry(static_cast<std::uint8_t>(h));
+    if (e.kind != packet_kind::atom_f6)
+      inv.of[static_cast<unsigned>(e.kind) - static_cast<unsigned>(packet_kind::atom_f1)][e.atoms] =
+          static_cast<std::uint8_t>(h);
+  }
+  return inv;
+}
+inline constexpr atom_header_inverse atom_headers = make_atom_header_inverse();
+
 // Atoms of Mispredict / Cancel format 2 field A (D9.2.9.2, D9.2.8.5): -, E, EE, N.
 constexpr std::uint32_t mispredict_atoms[4] = {0, 1, 3, 0};
 constexpr std::uint8_t mispredict_count[4] = {0, 1, 2, 1};
