@@ -181,36 +181,97 @@ class decoder {
       // Hot loop: synchronized, nothing carried over, a whole packet surely in the input.
       // Anything unusual (errors, A-Sync runs, the input's tail) goes through next().
       if (!scanning_ && buf_len_ == 0 && !has_pending_ && conf_.status() == error_code::ok) {
-        while (end_ - cur_ >= 32) {
-          const header_entry& he = table()[*cur_];
+        // The cursor lives in locals here: as members, every store the consumer makes could
+        // alias them, and reloading the cursor would chain each packet to the last one's stores.
+        // stats(), the position and zero_tail_ catch up when the loop ends.
+        const std::uint8_t* cur = cur_;
+        const std::uint8_t* const end = end_;
+        std::uint64_t pos = pos_, packets = 0;
+        std::uint32_t ztail = zero_tail_;
+        while (end - cur >= 32) {
+          const header_entry& he = table()[*cur];
           if (he.plain) {  // atoms (most of real trace, D9.2.10) and one-byte markers
             if (split && he.atom_count) {
-              if constexpr (split) on_atoms(pos_, he.atoms, he.atom_count);
+              if constexpr (split) on_atoms(pos, he.atoms, he.atom_count);
             } else {
               if (!atom_only) p = packet{};  // only the atom fields differ between atoms
               atom_only = true;
-              p.offset = pos_;
+              p.offset = pos;
               p.kind = he.kind;
               p.atoms = he.atoms;
               p.atom_count = he.atom_count;
               p.size = 1;
               on_packet(static_cast<const packet&>(p));
             }
-            ++cur_;
-            ++pos_;
-            ++stats_.packets;
-            zero_tail_ = 0;  // the header byte is not zero
+            ++cur;
+            ++pos;
+            ++packets;
+            ztail = 0;  // the header byte is not zero
             continue;
           }
           atom_only = false;
-          const parse_result r = parse<false>(cur_, end_, pos_, p);
+          if (he.op == payload_op::timestamp && !(*cur & 1u)) {
+            // Timestamp without COUNT (D5.9), the bulk of timestamp-heavy trace: inline,
+            // without the general parser's dispatch.
+            const std::uint8_t* q = cur + 1;
+            std::uint64_t ts = 0;
+            std::uint8_t len = 0;
+            if (detail::read_leb_unchecked(q, detail::leb_ts(cfg().ts_max_bytes()), ts, len) ==
+                detail::read_status::ok) {
+              const std::uint64_t mask = detail::leb_mask(len);
+              st_.timestamp = (st_.timestamp & ~mask) | (ts & mask);
+              p = packet{};
+              p.offset = pos;
+              p.kind = packet_kind::timestamp;
+              p.timestamp = st_.timestamp;
+              p.len1 = len;
+              p.size = static_cast<std::uint32_t>(q - cur);
+              ztail = q[-1] == 0 ? tail_zeros(cur, p.size, ztail) : 0;
+              cur = q;
+              pos += p.size;
+              ++packets;
+              on_packet(static_cast<const packet&>(p));
+              continue;
+            }
+          }
+          if (he.op == payload_op::addr_short || he.op == payload_op::addr_exact) {
+            // Short and exact-match target addresses (D9.2.14.4-6), the most common packets
+            // after atoms: inline, as above.
+            p = packet{};
+            p.offset = pos;
+            p.kind = he.kind;
+            const std::uint8_t* q = cur + 1;
+            address_entry a;
+            if (he.op == payload_op::addr_exact) {
+              a = st_.history.entry[he.aux];
+              p.index = he.aux;
+            } else {
+              a = short_address(q, static_cast<isa>(he.aux), st_.history.entry[0].address, p);
+            }
+            st_.history.add(a.address, a.sub_isa);
+            p.address = a.address;
+            p.sub_isa = a.sub_isa;
+            p.size = static_cast<std::uint32_t>(q - cur);
+            ztail = q[-1] == 0 ? tail_zeros(cur, p.size, ztail) : 0;
+            cur = q;
+            pos += p.size;
+            ++packets;
+            on_packet(static_cast<const packet&>(p));
+            continue;
+          }
+          zero_tail_ = ztail;  // parse() reads it for an A-Sync
+          const parse_result r = parse<false>(cur, end, pos, p);
           if (r.status != parse_status::ok) break;
-          note_tail(cur_, r.size);
-          cur_ += r.size;
-          pos_ += r.size;
-          ++stats_.packets;
+          ztail = tail_zeros(cur, r.size, ztail);
+          cur += r.size;
+          pos += r.size;
+          ++packets;
           on_packet(static_cast<const packet&>(p));
         }
+        cur_ = cur;
+        pos_ = pos;
+        stats_.packets += packets;
+        zero_tail_ = ztail;
       }
       atom_only = false;
       const decode_status s = next(p);
@@ -272,9 +333,13 @@ class decoder {
   // Zero bytes at the end of what the parser consumed, so that an A-Sync whose first zeros
   // went into a packet decoded out of alignment is still found (D5.4: the pattern is unique).
   constexpr void note_tail(const std::uint8_t* p, std::uint32_t n) noexcept {
+    zero_tail_ = tail_zeros(p, n, zero_tail_);
+  }
+  static constexpr std::uint32_t tail_zeros(const std::uint8_t* p, std::uint32_t n,
+                                            std::uint32_t before) noexcept {
     std::uint32_t t = 0;
     while (t < n && p[n - 1 - t] == 0) ++t;
-    zero_tail_ = t == n ? (zero_tail_ < 64 ? zero_tail_ + n : 64) : t;
+    return t == n ? (before < 64 ? before + n : 64) : t;
   }
   // Reports the short zero run where it was found (bad_async), then the whole A-Sync at its
   // true offset (kept as the pending packet): it overlaps the packet that took its first zeros.
@@ -701,19 +766,8 @@ class decoder {
       case payload_op::addr_short:
       case payload_op::q_short: {
         TRACECODEC_NEED(1);
-        const isa s = static_cast<isa>(aux);
-        const std::uint8_t b0 = q[0];
-        unsigned bytes = 1;
-        std::uint64_t v = static_cast<std::uint64_t>(b0 & 0x7fu) << (s == isa::is0 ? 2 : 1);
-        if (b0 & 0x80u) {
-          TRACECODEC_NEED(2);
-          v |= static_cast<std::uint64_t>(q[1]) << (s == isa::is0 ? 9 : 8);
-          bytes = 2;
-        }
-        const std::uint64_t mask = detail::short_address_mask(s, bytes);
-        a = {(last.address & ~mask) | v, s};
-        out.addr_bytes = static_cast<std::uint8_t>(bytes);
-        q += bytes;
+        if (q[0] & 0x80u) TRACECODEC_NEED(2);
+        a = short_address(q, static_cast<isa>(aux), last.address, out);
         return ok(0);
       }
       case payload_op::addr_32:
@@ -736,6 +790,21 @@ class decoder {
       }
       default: return bad(error_code::malformed_payload);
     }
+  }
+
+  // Short address payload (D9.2.14.4/5): one or two bytes (as bit 7 of the first says) that
+  // replace the low bits of the last address. The caller has checked both bytes are there.
+  TRACECODEC_HOT static constexpr address_entry short_address(const std::uint8_t*& q, isa s,
+                                                              std::uint64_t last,
+                                                              packet& out) noexcept {
+    const std::uint8_t b0 = q[0];
+    const unsigned bytes = (b0 & 0x80u) ? 2 : 1;
+    std::uint64_t v = static_cast<std::uint64_t>(b0 & 0x7fu) << (s == isa::is0 ? 2 : 1);
+    if (bytes == 2) v |= static_cast<std::uint64_t>(q[1]) << (s == isa::is0 ? 9 : 8);
+    const std::uint64_t mask = detail::short_address_mask(s, bytes);
+    out.addr_bytes = static_cast<std::uint8_t>(bytes);
+    q += bytes;
+    return {(last & ~mask) | v, s};
   }
 
   // ContextBytes (D9.2.14.9): EL, NSE (RME), SF, NS, then VMID and CONTEXTID when V and C say.
