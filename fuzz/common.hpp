@@ -292,13 +292,7 @@ inline std::vector<element> expand_atom_runs(const std::vector<element>& in) {
       continue;
     }
     FUZZ_CHECK(e.count <= 32 && (e.count == 32 || (e.atom_bits >> e.count) == 0) && !e.taken);
-    for (unsigned i = 0; i < e.count; ++i) {
-      element a = e;
-      a.count = 0;
-      a.atom_bits = 0;
-      a.taken = atom_taken(e, i);
-      out.push_back(a);
-    }
+    for (unsigned i = 0; i < e.count; ++i) out.push_back(single_atom(e, i));
   }
   return out;
 }

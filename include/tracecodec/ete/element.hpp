@@ -90,6 +90,14 @@ constexpr unsigned atom_count(const element& e) noexcept { return e.count ? e.co
 constexpr bool atom_taken(const element& e, unsigned i) noexcept {
   return e.count ? ((e.atom_bits >> i) & 1u) != 0 : e.taken;
 }
+// Atom i of an atom element as the one-per-atom form gives it (count 0, `taken`).
+constexpr element single_atom(const element& e, unsigned i) noexcept {
+  element a = e;
+  a.count = 0;
+  a.atom_bits = 0;
+  a.taken = atom_taken(e, i);
+  return a;
+}
 // P0 elements an element stands for (D9.2): an atom run counts each of its atoms.
 constexpr std::uint32_t p0_weight(const element& e) noexcept {
   return !e.p0 ? 0u : e.kind == element_kind::atom && e.count ? e.count : 1u;
