@@ -5,8 +5,10 @@
 //   BM_ete_elements/<corpus>   bytes -> packets -> elements -> speculation resolved (atom
 //                              runs: one Atom element per atom packet)
 //   BM_ete_atom_elements/<corpus>  the same with one Atom element per atom
-//   BM_ete_encode/<corpus>     packets -> bytes (the packet encoder), packets streamed from memory
-//   BM_ete_encode_hot/<corpus> the same with the input packets in cache (see ete_encode_hot)
+//   BM_ete_encode/<corpus>     packets -> bytes (the packet encoder), all packets in one call,
+//                              streamed from memory
+//   BM_ete_encode_each/<corpus>  the same, one call per packet
+//   BM_ete_encode_hot/<corpus> one call per 4096 packets held in cache (see ete_encode_hot)
 //   BM_ete_compress/<corpus>   resolved elements -> shortest packets (the element compressor)
 //   BM_packet_read/<corpus>    reading the encoder's input packets only: its memory floor
 // Corpora: a synthetic mixed trace made by the encoder (runs without ../shared), and real
@@ -130,7 +132,22 @@ void elements(benchmark::State& state, const corpus* c, bool runs) {
 void ete_elements(benchmark::State& state, const corpus* c) { elements(state, c, true); }
 void ete_atom_elements(benchmark::State& state, const corpus* c) { elements(state, c, false); }
 
+// The whole corpus through encoder::encode(packets, count, ...), one call.
 void ete_encode(benchmark::State& state, const corpus* c) {
+  std::vector<std::uint8_t> out(c->bytes.size() + 64);
+  for (auto _ : state) {
+    encoder<> e(c->regs);
+    const encode_many_result r = e.encode(c->packets.data(), c->packets.size(), out.data(), out.size());
+    benchmark::DoNotOptimize(out.data());
+    if (!r || r.size != c->bytes.size()) state.SkipWithError("encode mismatch");
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * c->packets.size()));
+}
+
+// The same one packet at a time, encode(p, out, capacity), as a producer that encodes each
+// packet as it makes it.
+void ete_encode_each(benchmark::State& state, const corpus* c) {
   std::vector<std::uint8_t> out(c->bytes.size() + 64);
   for (auto _ : state) {
     encoder<> e(c->regs);
@@ -144,8 +161,9 @@ void ete_encode(benchmark::State& state, const corpus* c) {
 }
 
 // The encoder without its input's trip from memory: each 4096-packet window of the corpus
-// (288 KiB, held in L2) is encoded 8 times from the same encoder state, as a producer that
-// builds each packet just before encoding it would. The output is the corpus, byte-exact.
+// (288 KiB, held in L2) is encoded 8 times (one encode(packets, count, ...) call each) from
+// the same encoder state, as a producer that builds each packet just before encoding it
+// would. The output is the corpus, byte-exact.
 void ete_encode_hot(benchmark::State& state, const corpus* c) {
   constexpr std::size_t window = 4096, reps = 8;
   std::vector<std::uint8_t> out(window * 32 + 64);
@@ -155,20 +173,18 @@ void ete_encode_hot(benchmark::State& state, const corpus* c) {
     std::size_t total = 0;
     bool same = true;
     for (std::size_t w0 = 0; w0 < c->packets.size(); w0 += window) {
-      const std::size_t w1 = std::min(w0 + window, c->packets.size());
+      const std::size_t n = std::min(window, c->packets.size() - w0);
       const encoder<> start = e;
-      std::size_t at = 0;
-      for (std::size_t r = 0; r < reps; ++r) {
+      encode_many_result r;
+      for (std::size_t k = 0; k < reps; ++k) {
         e = start;
-        at = 0;
-        for (std::size_t i = w0; i < w1; ++i)
-          at += e.encode(c->packets[i], out.data() + at, out.size() - at).size;
+        r = e.encode(c->packets.data() + w0, n, out.data(), out.size());
         benchmark::DoNotOptimize(out.data());
       }
-      same = same && std::equal(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(at),
-                                c->bytes.begin() + static_cast<std::ptrdiff_t>(total));
-      total += at;
-      bytes += reps * at;
+      same = same && r && std::equal(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(r.size),
+                                     c->bytes.begin() + static_cast<std::ptrdiff_t>(total));
+      total += r.size;
+      bytes += reps * r.size;
     }
     if (total != c->bytes.size() || !same) state.SkipWithError("encode mismatch");
   }
@@ -231,6 +247,7 @@ int main(int argc, char** argv) {
     reg("BM_ete_elements", ete_elements);
     reg("BM_ete_atom_elements", ete_atom_elements);
     reg("BM_ete_encode", ete_encode);
+    reg("BM_ete_encode_each", ete_encode_each);
     reg("BM_ete_compress", ete_compress);
     reg("BM_packet_read", packet_read);
     reg("BM_ete_encode_hot", ete_encode_hot);

@@ -302,6 +302,48 @@ TEST_CASE("every conformance snapshot matches OpenCSD's packet listing and re-en
   CHECK(passed == names.size());
 }
 
+// The batch encoder against real trace: the whole buffer in one call, and through small
+// output buffers drained whenever it says buffer_too_small, must both give the hardware's bytes.
+TEST_CASE("every conformance buffer re-encodes exactly through the batch encoder") {
+  const auto names = snapshot_names();
+  REQUIRE(!names.empty());
+  std::size_t buffers = 0;
+  for (const std::string& name : names) {
+    CAPTURE(name);
+    const auto snap = tracecodec::ete::snapshot::load(g_dir + "/snapshots/" + name);
+    REQUIRE_MESSAGE(snap.error.empty(), snap.error);
+    for (const auto& buf : snap.buffers) {
+      const decoded d = decode_all(buf.regs, buf.data);
+      REQUIRE(d.errors.empty());
+      std::vector<std::uint8_t> whole(buf.data.size() + 16);
+      encoder<> e(buf.regs);
+      const encode_many_result r = e.encode(d.packets.data(), d.packets.size(), whole.data(), whole.size());
+      CHECK(r.error == error_code::ok);
+      CHECK(r.packets == d.packets.size());
+      whole.resize(r.size);
+      CHECK(whole == buf.data);
+      for (const std::size_t cap : {std::size_t{32}, std::size_t{33}, std::size_t{100}}) {
+        CAPTURE(cap);
+        encoder<> s(buf.regs);
+        std::vector<std::uint8_t> got;
+        std::uint8_t chunk[100];
+        std::size_t at = 0;
+        bool stuck = false;
+        while (at < d.packets.size() && !stuck) {
+          const encode_many_result c = s.encode(d.packets.data() + at, d.packets.size() - at, chunk, cap);
+          got.insert(got.end(), chunk, chunk + c.size);
+          at += c.packets;
+          stuck = c.packets == 0 || (c.error != error_code::ok && c.error != error_code::buffer_too_small);
+        }
+        CHECK(!stuck);
+        CHECK(got == buf.data);
+      }
+      ++buffers;
+    }
+  }
+  CHECK(buffers >= 19);
+}
+
 TEST_CASE("splitting any conformance buffer at any byte decodes identically") {
   std::size_t splits = 0;
   for (const std::string& name : snapshot_names()) {

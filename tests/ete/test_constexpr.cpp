@@ -50,12 +50,33 @@ constexpr bool encode_at_compile_time() {
          out[4] == 0x00;
 }
 
+// The batch call at compile time: an atom packet (the hashed path), an exact-match address
+// (the batch's own path) and one that fails, where it stops.
+constexpr bool encode_batch_at_compile_time() {
+  encoder<cfg> e;
+  std::uint8_t out[16]{};
+  packet ps[4]{};
+  ps[0].kind = packet_kind::address_32_is0;
+  ps[0].address = 0x69538;
+  ps[1].kind = packet_kind::atom_f3;  // E, E, N: 0xFB (D9.2.10.4)
+  ps[1].atom_count = 3;
+  ps[1].atoms = 0b011;
+  ps[2].kind = packet_kind::address_exact;
+  ps[2].address = 0x69538;
+  ps[3].kind = packet_kind::atom_f1;  // 2 atoms cannot be format 1
+  ps[3].atom_count = 2;
+  const auto r = e.encode(ps, 4, out, sizeof out);
+  return r.error == error_code::unencodable && r.packets == 3 && r.size == 7 && out[0] == 0x9a &&
+         out[5] == 0xfb && out[6] == 0x90;
+}
+
 constexpr summary s = decode_at_compile_time();
 static_assert(s.packets == 5);
 static_assert(s.last_kind == packet_kind::address_exact);
 static_assert(s.last_address == 0x69538);
 static_assert(s.atom_count == 3 && s.atoms == 0b011);  // 0xfb: E, E, N (D9.2.10.4)
 static_assert(encode_at_compile_time());
+static_assert(encode_batch_at_compile_time());
 
 // The fixed configuration's table is a compile-time constant: feature headers fold away.
 static_assert(header_table_for<cfg>[0x88].op == payload_op::reserved);  // no TSMARK

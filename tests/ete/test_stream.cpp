@@ -200,6 +200,113 @@ TEST_CASE("encoder: buffer too small writes nothing and keeps state") {
   CHECK(enc.state().history.entry[0].address == 0xffff000012345678);
 }
 
+// The batch call must behave exactly like one encode(p, ...) per packet: the same bytes, the
+// same state, and at the first packet that cannot be encoded it stops there, saying why.
+TEST_CASE("encoder: a batch encodes like one call per packet and stops at the first failure") {
+  std::vector<packet> ps;
+  packet ti{};
+  ti.kind = packet_kind::trace_info;
+  ps.push_back(ti);
+  packet a64{};
+  a64.kind = packet_kind::address_64_is0;
+  a64.address = 0xffff000012345678;
+  ps.push_back(a64);
+  packet atom{};
+  atom.kind = packet_kind::atom_f6;  // EEEEN: header 0xE1
+  atom.atom_count = 5;
+  atom.atoms = 0b01111;
+  ps.push_back(atom);
+  ps.push_back(atom);
+  packet a64b = a64;
+  a64b.address = 0xffff000012340000;
+  ps.push_back(a64b);
+  packet exact{};
+  exact.kind = packet_kind::address_exact;  // entry 1: a64's address
+  exact.address = a64.address;
+  exact.index = 1;
+  ps.push_back(exact);
+  packet f1{};
+  f1.kind = packet_kind::atom_f1;
+  f1.atom_count = 1;
+  f1.atoms = 1;
+  ps.push_back(f1);
+  packet ts{};
+  ts.kind = packet_kind::timestamp;
+  ts.timestamp = 0x1234;
+  ps.push_back(ts);
+  const std::size_t good = ps.size();
+  packet bad = atom;  // format 6 cannot say 3 atoms
+  bad.atom_count = 3;
+  bad.atoms = 0b011;
+  ps.push_back(bad);
+  ps.push_back(atom);
+
+  // One call per packet: the reference bytes, and the state after each packet.
+  std::vector<std::uint8_t> want;
+  std::vector<std::size_t> ends;
+  std::vector<stream_state> states;
+  encoder<> one(regs);
+  for (std::size_t i = 0; i < good; ++i) {
+    std::uint8_t b[32];
+    const auto r = one.encode(ps[i], b, sizeof b);
+    REQUIRE(r);
+    want.insert(want.end(), b, b + r.size);
+    ends.push_back(want.size());
+    states.push_back(one.state());
+  }
+  REQUIRE(ends[5] - ends[4] == 1);  // the exact match and the atoms are one byte each
+  REQUIRE(want[ends[2] - 1] == 0xe1);
+
+  std::vector<std::uint8_t> out(64, 0xaa);
+  encoder<> many(regs);
+  const encode_many_result r = many.encode(ps.data(), ps.size(), out.data(), out.size());
+  CHECK(r.error == error_code::unencodable);
+  CHECK(r.packets == good);
+  CHECK(r.size == want.size());
+  CHECK(std::vector<std::uint8_t>(out.begin(), out.begin() + static_cast<long>(r.size)) == want);
+  CHECK(out[r.size] == 0xaa);  // nothing of the failed packet
+  CHECK(many.state() == states.back());
+
+  // Every capacity: as many whole packets as fit, then buffer_too_small; nothing past them.
+  for (std::size_t cap = 0; cap <= want.size(); ++cap) {
+    CAPTURE(cap);
+    std::vector<std::uint8_t> o(cap + 8, 0xaa);
+    encoder<> e(regs);
+    const encode_many_result c = e.encode(ps.data(), good, o.data(), cap);
+    std::size_t fit = 0;
+    while (fit < good && ends[fit] <= cap) ++fit;
+    CHECK(c.packets == fit);
+    CHECK(c.size == (fit ? ends[fit - 1] : 0));
+    CHECK(c.error == (fit == good ? error_code::ok : error_code::buffer_too_small));
+    CHECK(std::equal(o.begin(), o.begin() + static_cast<long>(c.size), want.begin()));
+    for (std::size_t k = c.size; k < o.size(); ++k) CHECK(o[k] == 0xaa);
+    CHECK(e.state() == (fit ? states[fit - 1] : stream_state{}));
+  }
+}
+
+// A packet that fails after part of it was built (here the context, after the address)
+// leaves the state as it was.
+TEST_CASE("encoder: a packet that fails part way changes no state") {
+  encoder<> enc(regs);
+  std::uint8_t out[32];
+  packet a64{};
+  a64.kind = packet_kind::address_64_is0;
+  a64.address = 0xffff000012345678;
+  REQUIRE(enc.encode(a64, out, sizeof out));
+  const stream_state before = enc.state();
+  packet actx{};
+  actx.kind = packet_kind::address_ctx_64_is0;
+  actx.address = 0xffff000000001000;
+  actx.ctx.el = 7;  // no such exception level
+  CHECK(enc.encode(actx, out, sizeof out).error == error_code::unencodable);
+  CHECK(enc.state() == before);
+  CHECK(enc.encode(&actx, 1, out, sizeof out).error == error_code::unencodable);
+  CHECK(enc.state() == before);
+  actx.ctx.el = 1;
+  CHECK(enc.encode(actx, out, sizeof out).size == 10);
+  CHECK(enc.state().history.entry[0].address == actx.address);
+}
+
 TEST_CASE("encoder: producer hands full values, gets hardware compression") {
   encoder<> enc(regs);
   std::uint8_t out[32];

@@ -25,6 +25,15 @@ struct encode_result {
   constexpr explicit operator bool() const noexcept { return error == error_code::ok; }
 };
 
+// What encoding a sequence of packets did: the first `packets` were encoded into `size` bytes;
+// when error is not ok, packet number `packets` was not (and nothing of it was written).
+struct encode_many_result {
+  std::size_t size = 0;
+  std::size_t packets = 0;
+  error_code error = error_code::ok;
+  constexpr explicit operator bool() const noexcept { return error == error_code::ok; }
+};
+
 template <class Config = runtime_config>
 class encoder {
  public:
@@ -42,19 +51,13 @@ class encoder {
   // size of an A-Sync) may be 0 for "shortest"; offset is ignored.
   TRACECODEC_HOT constexpr encode_result encode(const packet& p, std::uint8_t* out,
                                                 std::size_t capacity) noexcept {
-    // Atom packets are most of real trace (D6.11.2) and need no retained state: the header
-    // comes from the atoms, and the decoder's own table confirms that it decodes to exactly
-    // this packet in this configuration (so a wrong or reserved header is never written).
-    // Anything else, or an atom packet that fails the check, takes the general path, which
-    // also says why.
-    if (p.kind >= packet_kind::atom_f1 && p.kind <= packet_kind::atom_f6 && capacity != 0 &&
-        conf_.status() == error_code::ok) [[likely]] {
-      const std::uint8_t h = atom_header_guess(p);
-      const header_entry& e = table()[h];
-      if (e.kind == p.kind && e.atoms == p.atoms && e.atom_count == p.atom_count) [[likely]] {
-        out[0] = h;
-        return {1, error_code::ok};
-      }
+    // Atom packets are most of real trace (D6.11.2) and need no retained state. Anything
+    // else, or an atom packet that is not well formed, takes the general path, which also
+    // says why it fails.
+    if (const int h = atom_header_of(p); h >= 0 && capacity != 0 &&
+                                         conf_.status() == error_code::ok) [[likely]] {
+      out[0] = static_cast<std::uint8_t>(h);
+      return {1, error_code::ok};
     }
     return encode_general(p, out, capacity);
   }
@@ -62,6 +65,54 @@ class encoder {
   constexpr auto encode(const packet& p, Bytes& out) noexcept
       -> decltype(out.data(), out.size(), encode_result{}) {
     return encode(p, reinterpret_cast<std::uint8_t*>(out.data()), out.size());
+  }
+
+  // Encodes `count` packets in order, stopping at the first that cannot be encoded:
+  // `packets` says how many were, `size` how many bytes they took, and `error` why the next
+  // one was not (buffer_too_small: drain and call again from there). The state is that after
+  // the last packet encoded, as if each had gone through encode(p, ...). For a producer that
+  // queues packets, and for re-encoding a decoded stream: the loop keeps the configuration,
+  // the cursor and the atom table in registers, which one call per packet cannot.
+  constexpr encode_many_result encode(const packet* first, std::size_t count, std::uint8_t* out,
+                                      std::size_t capacity) noexcept {
+    if (conf_.status() != error_code::ok) return {0, 0, conf_.status()};
+    std::size_t at = 0, i = 0;
+    while (i < count) {
+      // Atom packets take one byte each, so up to `stop` none can overflow the buffer and
+      // the inner loop needs no capacity test.
+      const std::size_t room = capacity - at, left = count - i;
+      const packet* q = first + i;
+      const packet* const stop = q + (room < left ? room : left);
+      std::uint8_t* o = out + at;
+      for (; stop - q >= 2; q += 2, o += 2) {  // two at a time: half the loop's own work
+        const int h0 = atom_header_of(q[0]), h1 = atom_header_of(q[1]);
+        if ((h0 | h1) < 0) break;
+        o[0] = static_cast<std::uint8_t>(h0);
+        o[1] = static_cast<std::uint8_t>(h1);
+      }
+      for (; q != stop; ++q, ++o) {
+        const int h = atom_header_of(*q);
+        if (h < 0) break;
+        *o = static_cast<std::uint8_t>(h);
+      }
+      i = static_cast<std::size_t>(q - first);
+      at = static_cast<std::size_t>(o - out);
+      if (i == count) break;
+      // Exact-match target addresses are most of the rest (D9.2.14.6: the address is in the
+      // history, so only its index is sent); header 0x90-0x92 exists in every configuration.
+      const packet& p = first[i];
+      if (p.kind == packet_kind::address_exact && at < capacity && exact_match(p, st_.history)) {
+        out[at++] = static_cast<std::uint8_t>(0x90u | p.index);
+        st_.history.add(p.address, p.sub_isa);
+        ++i;
+        continue;
+      }
+      const encode_result r = encode_general(p, out + at, capacity - at);
+      if (!r) return {at, i, r.error};
+      at += r.size;
+      ++i;
+    }
+    return {at, i, error_code::ok};
   }
 
  private:
@@ -76,27 +127,67 @@ class encoder {
       out[n - 1] = 0x80;
       return {n, error_code::ok};
     }
-    std::uint8_t tmp[32]{};
-    stream_state ns = st_;
-    const int n = build(p, tmp, ns);
-    if (n < 0) return {0, static_cast<error_code>(-n)};
-    if (static_cast<std::size_t>(n) > capacity) return {0, error_code::buffer_too_small};
-    for (int i = 0; i < n; ++i) out[i] = tmp[i];
-    st_ = ns;
+    // build() updates the state as it goes; a packet that fails, or does not fit, puts it
+    // back. (Building on a copy and storing that back reads the copy right after build()'s
+    // narrower stores, which the CPU cannot forward: a stall on every packet.)
+    std::uint8_t tmp[32];  // build() writes the bytes it counts; only those are copied
+    const stream_state saved = st_;
+    const int n = build(p, tmp, st_);
+    if (n < 0 || static_cast<std::size_t>(n) > capacity) {
+      st_ = saved;
+      return {0, n < 0 ? static_cast<error_code>(-n) : error_code::buffer_too_small};
+    }
+    copy_small(out, tmp, static_cast<unsigned>(n));
     return {static_cast<std::uint32_t>(n), error_code::ok};
   }
 
-  // The header an atom packet would have if it is well formed (D5.41-D5.46): checked by the
-  // caller against the header table, so a malformed packet may give any value here.
-  static constexpr std::uint8_t atom_header_guess(const packet& p) noexcept {
-    const unsigned n = p.atom_count, k = static_cast<unsigned>(p.kind) -
-                                         static_cast<unsigned>(packet_kind::atom_f1);
-    const std::uint32_t a = p.atoms;
-    // Format 6: COUNT = n - 4; A = 1 when the last atom is N. Both candidates are computed
-    // and one selected without a branch (formats mix unpredictably in real trace).
-    const unsigned f6 = 0xc0u | ((~(a >> ((n - 1) & 31u)) & 1u) << 5) | ((n - 4) & 0x1fu);
-    const unsigned f15 = detail::atom_headers.of[k < 6 ? k : 0][a & 31u];
-    return static_cast<std::uint8_t>(k == 6 ? f6 : f15);
+  // Copies n <= 32 bytes with a few overlapping fixed-size moves (no loop of n steps).
+  static constexpr void copy_small(std::uint8_t* to, const std::uint8_t* from, unsigned n) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    if (!std::is_constant_evaluated()) {
+      if (n >= 16) {
+        __builtin_memcpy(to, from, 16);
+        __builtin_memcpy(to + n - 16, from + n - 16, 16);
+      } else if (n >= 8) {
+        __builtin_memcpy(to, from, 8);
+        __builtin_memcpy(to + n - 8, from + n - 8, 8);
+      } else if (n >= 4) {
+        __builtin_memcpy(to, from, 4);
+        __builtin_memcpy(to + n - 4, from + n - 4, 4);
+      } else if (n != 0) {
+        to[0] = from[0];
+        to[n / 2] = from[n / 2];
+        to[n - 1] = from[n - 1];
+      }
+      return;
+    }
+#endif
+    for (unsigned i = 0; i < n; ++i) to[i] = from[i];
+  }
+
+  // The header of a well-formed atom packet (D5.41-D5.46), or -1 for any other packet,
+  // through the perfect hash of header_table.hpp: the key's three fields are next to each
+  // other in struct packet, so on a little-endian target they are one 8-byte load.
+  static constexpr int atom_header_of(const packet& p) noexcept {
+    std::uint64_t key = 0;
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    constexpr std::size_t at = offsetof(packet, atoms);
+    if constexpr (offsetof(packet, kind) == at + 4 && offsetof(packet, atom_count) == at + 5 &&
+                  at + 8 <= sizeof(packet)) {
+      if (!std::is_constant_evaluated()) {
+        __builtin_memcpy(&key, reinterpret_cast<const unsigned char*>(&p) + at, 8);
+        key &= detail::atom_key_mask;
+      } else {
+        key = detail::atom_key(p.atoms, p.kind, p.atom_count);
+      }
+    } else
+#endif
+    {
+      key = detail::atom_key(p.atoms, p.kind, p.atom_count);
+    }
+    const unsigned i = detail::atom_slot(key);
+    return detail::atom_slots.key[i] == key ? detail::atom_slots.header[i] : -1;
   }
   constexpr const header_table& table() const noexcept { return conf_.table(); }
 
@@ -172,14 +263,18 @@ class encoder {
     return -1;
   }
 
+  // Exact match (D9.2.14.6): history entry `index` holds this very address and isa.
+  static constexpr bool exact_match(const packet& p, const address_history& h) noexcept {
+    return p.index <= 2 && h.entry[p.index] == address_entry{p.address, p.sub_isa};
+  }
+
   // Address payload for an address form. `form`: 0 exact, 1 short, 2 32-bit, 3 64-bit.
   constexpr int write_address(std::uint8_t* o, int form, isa s, const packet& p,
                               stream_state& ns) const noexcept {
     const std::uint64_t a = p.address;
     const address_entry& last = ns.history.entry[0];
     if (form == 0) {
-      if (p.index > 2 || !(ns.history.entry[p.index] == address_entry{a, p.sub_isa}))
-        return fail(error_code::unencodable);
+      if (!exact_match(p, ns.history)) return fail(error_code::unencodable);
       ns.history.add(a, p.sub_isa);
       return 0;
     }
@@ -298,6 +393,10 @@ class encoder {
       o[0] = h;
       return header_ok(h, p.kind) ? 1 : fail(error_code::reserved_header);
     };
+    // Address forms first, from a table: they are most of what is not an atom, and this
+    // spares them the switch's indirect jump.
+    if (const address_form af = form_of(p.kind, p.index); af.form >= 0)
+      return build_address(p, af, o, ns);
     switch (p.kind) {
       case K::async: return fail(error_code::unencodable);  // handled by encode()
       case K::discard: o[0] = 0; o[1] = 3; return 2;
@@ -501,9 +600,12 @@ class encoder {
       default: break;
     }
 
-    // Every packet with an address form: target, exception, source and Q packets.
-    const address_form af = form_of(p.kind, p.index);
-    if (af.form < 0) return fail(error_code::unencodable);
+    return fail(error_code::unencodable);
+  }
+
+  // Every packet with an address form: target, exception, source and Q packets.
+  constexpr int build_address(const packet& p, const address_form& af, std::uint8_t* o,
+                              stream_state& ns) const noexcept {
     int n = 0;
     if (is_exception(p.kind)) {
       n = exception_info(o, p);
@@ -514,7 +616,6 @@ class encoder {
       if (!header_ok(af.header, p.kind)) return fail(error_code::reserved_header);
       n = 1;
     }
-    if (af.form == 0 && p.index > 2) return fail(error_code::unencodable);
     const int a = write_address(o + n, af.form, af.s, p, ns);
     if (a < 0) return a;
     n += a;
@@ -524,8 +625,9 @@ class encoder {
       n += k;
     }
     if (is_q(p.kind)) {
-      n = leb(n, p.count, p.len1, detail::leb32);
-      if (n < 0) return fail(error_code::unencodable);
+      const int len = leb_len(p.count, p.len1, detail::leb32);
+      if (len < 0) return fail(error_code::unencodable);
+      n += static_cast<int>(detail::write_leb(o + n, p.count, static_cast<unsigned>(len), detail::leb32));
     }
     return n;
   }

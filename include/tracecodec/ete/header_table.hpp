@@ -95,22 +95,43 @@ constexpr header_entry atom_entry(std::uint8_t h) noexcept {
                static_cast<std::uint8_t>(e + 1));
 }
 
-// The inverse of atom_entry() for formats 1-5 (the encoder's atom path): the header of each
-// (format, atom bits) that has one, else 0. Format 6 is a formula (encoder.hpp).
-struct atom_header_inverse {
-  std::uint8_t of[6][32]{};  // [kind - atom_f1][atom bits]
+// The encoder's atom path (D9.2.10): from an atom packet's fields to its header by one
+// multiply and two loads. The key packs atoms (bits 0-31), kind (32-39) and atom_count
+// (40-47), as struct packet stores them; multiplying by atom_hash_multiplier and keeping the
+// top 8 bits sends each of the 64 atom headers 0xC0-0xFF to a slot of its own (the multiplier
+// was found by a search; make_atom_slots() checks at compile time that no two collide). An
+// empty slot holds a key no packet has (bits above 47 set). A packet's key equals its slot's
+// exactly when atom_entry(header) decodes to that very packet, and atom headers mean the
+// same in every configuration (entry_for), so a match is a header the decoder's own table
+// turns back into this packet.
+constexpr std::uint64_t atom_key(std::uint32_t atoms, packet_kind k, std::uint8_t n) noexcept {
+  return atoms | (std::uint64_t{static_cast<std::uint8_t>(k)} << 32) | (std::uint64_t{n} << 40);
+}
+inline constexpr std::uint64_t atom_hash_multiplier = 0xa8bd5ab0e2f11075ull;
+inline constexpr std::uint64_t atom_key_mask = (1ull << 48) - 1;
+constexpr unsigned atom_slot(std::uint64_t key) noexcept {
+  return static_cast<unsigned>((key * atom_hash_multiplier) >> 56);
+}
+struct atom_slot_table {
+  std::uint64_t key[256]{};
+  std::uint8_t header[256]{};
+  bool perfect = true;
 };
-constexpr atom_header_inverse make_atom_header_inverse() noexcept {
-  atom_header_inverse inv{};
+constexpr atom_slot_table make_atom_slots() noexcept {
+  atom_slot_table t{};
+  for (auto& k : t.key) k = ~0ull;
   for (unsigned h = 0xc0; h <= 0xff; ++h) {
     const header_entry e = atom_entry(static_cast<std::uint8_t>(h));
-    if (e.kind != packet_kind::atom_f6)
-      inv.of[static_cast<unsigned>(e.kind) - static_cast<unsigned>(packet_kind::atom_f1)][e.atoms] =
-          static_cast<std::uint8_t>(h);
+    const std::uint64_t key = atom_key(e.atoms, e.kind, e.atom_count);
+    const unsigned i = atom_slot(key);
+    if (t.key[i] != ~0ull) t.perfect = false;
+    t.key[i] = key;
+    t.header[i] = static_cast<std::uint8_t>(h);
   }
-  return inv;
+  return t;
 }
-inline constexpr atom_header_inverse atom_headers = make_atom_header_inverse();
+inline constexpr atom_slot_table atom_slots = make_atom_slots();
+static_assert(atom_slots.perfect, "two atom headers share a hash slot: choose another multiplier");
 
 // Atoms of Mispredict / Cancel format 2 field A (D9.2.9.2, D9.2.8.5): -, E, EE, N.
 constexpr std::uint32_t mispredict_atoms[4] = {0, 1, 3, 0};
