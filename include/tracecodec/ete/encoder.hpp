@@ -84,16 +84,19 @@ class encoder {
       const packet* q = first + i;
       const packet* const stop = q + (room < left ? room : left);
       std::uint8_t* o = out + at;
+      bool other = false;  // q is a packet that is not an atom packet
       for (; stop - q >= 2; q += 2, o += 2) {  // two at a time: half the loop's own work
         const int h0 = atom_header_of(q[0]), h1 = atom_header_of(q[1]);
-        if ((h0 | h1) < 0) break;
+        if ((h0 | h1) < 0) {
+          if (h0 >= 0) *o++ = static_cast<std::uint8_t>(h0), ++q;
+          other = true;
+          break;
+        }
         o[0] = static_cast<std::uint8_t>(h0);
         o[1] = static_cast<std::uint8_t>(h1);
       }
-      for (; q != stop; ++q, ++o) {
-        const int h = atom_header_of(*q);
-        if (h < 0) break;
-        *o = static_cast<std::uint8_t>(h);
+      if (!other && q != stop) {
+        if (const int h = atom_header_of(*q); h >= 0) *o++ = static_cast<std::uint8_t>(h), ++q;
       }
       i = static_cast<std::size_t>(q - first);
       at = static_cast<std::size_t>(o - out);
