@@ -215,48 +215,6 @@ class encoder {
     return requested;
   }
 
-  static constexpr std::uint8_t atom_header(const packet& p, bool& ok) noexcept {
-    ok = true;
-    const unsigned n = p.atom_count;
-    const std::uint32_t a = p.atoms;
-    if (n > 24 || (n < 32 && (a >> n) != 0)) ok = false;
-    switch (p.kind) {
-      case packet_kind::atom_f1: ok = ok && n == 1; return static_cast<std::uint8_t>(0xf6 | a);
-      case packet_kind::atom_f2: ok = ok && n == 2; return static_cast<std::uint8_t>(0xd8 | a);
-      case packet_kind::atom_f3: ok = ok && n == 3; return static_cast<std::uint8_t>(0xf8 | a);
-      case packet_kind::atom_f4:
-        ok = ok && n == 4;
-        switch (a) {
-          case 0b1110: return 0xdc;
-          case 0b0000: return 0xdd;
-          case 0b1010: return 0xde;
-          case 0b0101: return 0xdf;
-          default: ok = false; return 0;
-        }
-      case packet_kind::atom_f5_1: ok = ok && n == 5 && a == 0b11110; return 0xf5;
-      case packet_kind::atom_f5_2:
-        ok = ok && n == 5;
-        switch (a) {
-          case 0b00000: return 0xd5;
-          case 0b01010: return 0xd6;
-          case 0b10101: return 0xd7;
-          default: ok = false; return 0;
-        }
-      case packet_kind::atom_f6: {
-        // D5.46: COUNT+3 E atoms, then one E (A=0) or N (A=1); 4..24 atoms.
-        if (n < 4 || n > 24) {
-          ok = false;
-          return 0;
-        }
-        const std::uint32_t es = (1u << (n - 1)) - 1u;
-        if ((a & es) != es) ok = false;
-        const unsigned last_n = ((a >> (n - 1)) & 1u) ? 0u : 1u;
-        return static_cast<std::uint8_t>(0xc0 | (last_n << 5) | (n - 4));
-      }
-      default: ok = false; return 0;
-    }
-  }
-
   // Mispredict / Cancel format 2 field A from its atoms (D5.39): -, E, EE, N.
   static constexpr int mispredict_a(const packet& p) noexcept {
     if (p.atom_count == 0 && p.atoms == 0) return 0;
@@ -568,10 +526,11 @@ class encoder {
       case K::atom_f5_1:
       case K::atom_f5_2:
       case K::atom_f6: {
-        bool ok = false;
-        const std::uint8_t h = atom_header(p, ok);
-        if (!ok) return fail(error_code::unencodable);
-        return single(h);
+        // Only a malformed atom packet gets here: the hash in atom_header_of() is the
+        // one test of which atom packets exist.
+        const int h = atom_header_of(p);
+        if (h < 0) return fail(error_code::unencodable);
+        return single(static_cast<std::uint8_t>(h));
       }
 
       case K::context: {
