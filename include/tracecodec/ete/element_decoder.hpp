@@ -70,9 +70,64 @@ class element_decoder {
     }
   }
 
-  // Emits the elements of one packet, in order, to sink(const element&).
+  // Emits the elements of one packet, in order, to sink(const element&). Atom packets and the
+  // one-element packets after them in frequency (process_common) are handled inline; the
+  // rest out of line, so that a decode loop that inlines this stays small.
   template <class Sink>
   TRACECODEC_HOT constexpr void process(const packet& p, Sink&& sink) noexcept {
+    if (p.kind >= packet_kind::atom_f1 && p.kind <= packet_kind::atom_f6) {
+      atoms(p.offset, p.atoms, p.atom_count, sink);
+      return;
+    }
+    if (process_common(p, sink)) return;
+    process_rest(p, sink);
+  }
+
+  // Target addresses, timestamps, timestamp markers and the cycle counts that commit nothing
+  // (COMMOPT 1 forms, D5.27/29/32/34): after atoms, what most trace is made of. Each yields
+  // one element, built in place. Returns false, emitting nothing, for any other packet.
+  template <class Sink>
+  TRACECODEC_HOT constexpr bool process_common(const packet& p, Sink&& sink) noexcept {
+    using K = packet_kind;
+    constexpr std::uint32_t uncommitting_cycle_counts =
+        1u << (static_cast<unsigned>(K::cycle_count_f1_1) - static_cast<unsigned>(K::cycle_count_f1_0_unknown)) |
+        1u << (static_cast<unsigned>(K::cycle_count_f1_1_unknown) - static_cast<unsigned>(K::cycle_count_f1_0_unknown)) |
+        1u << (static_cast<unsigned>(K::cycle_count_f2_1) - static_cast<unsigned>(K::cycle_count_f1_0_unknown)) |
+        1u << (static_cast<unsigned>(K::cycle_count_f3_1) - static_cast<unsigned>(K::cycle_count_f1_0_unknown));
+    const unsigned cc = static_cast<unsigned>(p.kind) - static_cast<unsigned>(K::cycle_count_f1_0_unknown);
+    element e{};
+    e.offset = p.offset;
+    if (p.kind >= K::address_exact && p.kind <= K::address_64_is1) {
+      e.kind = element_kind::target_address;
+      e.address = p.address;
+      e.sub_isa = p.sub_isa;
+    } else if (p.kind == K::timestamp_marker) {
+      e.kind = element_kind::timestamp_marker;
+    } else if (p.kind == K::timestamp) {  // D9.2.16.3
+      e.kind = element_kind::timestamp;
+      e.timestamp = p.timestamp;
+      if (p.is(packet_flag::has_count)) {
+        e.cycles = p.cycles;
+        e.flags = element_flag::has_cycles;
+      }
+    } else if (cc < 32 && ((uncommitting_cycle_counts >> cc) & 1u)) {  // D9.2.16.4-6
+      e.kind = element_kind::cycle_count;
+      if (p.is(packet_flag::cycles_unknown))
+        e.flags = element_flag::cycles_unknown;
+      else
+        e.cycles = p.cycles;
+    } else {
+      return false;
+    }
+    sink(static_cast<const element&>(e));
+    return true;
+  }
+
+ private:
+  // The packets process() does not handle inline (atom packets in the switch: never reached
+  // from process(), kept so the switch covers every packet with atoms). Out of line: see process().
+  template <class Sink>
+  TRACECODEC_OUT_OF_LINE constexpr void process_rest(const packet& p, Sink& sink) noexcept {
     using K = packet_kind;
     element e{};
     e.offset = p.offset;
@@ -84,24 +139,8 @@ class element_decoder {
       e.offset = p.offset;
     };
     // D9.2.18.2 HandleAtom(): the atom, then one more speculative P0 element.
-    auto atoms = [&]() TRACECODEC_HOT_LAMBDA {
-      element a{};  // one Atom element, reused: only `taken` changes
-      a.offset = p.offset;
-      a.kind = element_kind::atom;
-      a.p0 = true;
-      if (runs_) {
-        if (p.atom_count == 0) return;
-        a.count = p.atom_count;
-        a.atom_bits = p.atoms;
-        sink(static_cast<const element&>(a));
-        update_depth(p.atom_count, emit, e);
-        return;
-      }
-      for (unsigned i = 0; i < p.atom_count; ++i) {
-        a.taken = p.atom(i);
-        sink(static_cast<const element&>(a));
-        update_depth(1, emit, e);
-      }
+    auto atoms = [&] {  // cancel and mispredict packets may carry none
+      if (p.atom_count) this->atoms(p.offset, p.atoms, p.atom_count, sink);
     };
     auto commit = [&](std::uint32_t n) {
       e.count = n;
@@ -137,30 +176,6 @@ class element_decoder {
       t_ = false;
     };
 
-    if (p.kind >= K::atom_f1 && p.kind <= K::atom_f6) {  // most packets: atoms only
-      atoms();
-      return;
-    }
-    // The next most common packets, target addresses and timestamps (with their markers),
-    // take conditional tests, which the branch predictor learns from the packet sequence,
-    // before the indirect jump of the switch (measured: 13% on timestamp-heavy trace).
-    if (p.kind >= K::address_exact && p.kind <= K::address_64_is1) {
-      target(false);
-      return;
-    }
-    if (p.kind == K::timestamp_marker) {
-      emit(element_kind::timestamp_marker);
-      return;
-    }
-    if (p.kind == K::timestamp) {  // D9.2.16.3
-      e.timestamp = p.timestamp;
-      if (p.is(packet_flag::has_count)) {
-        e.cycles = p.cycles;
-        e.flags = element_flag::has_cycles;
-      }
-      emit(element_kind::timestamp);
-      return;
-    }
     switch (p.kind) {
       case K::async:
       case K::ignore: return;
@@ -308,7 +323,6 @@ class element_decoder {
     }
   }
 
- private:
   // D9.2.18.3 UpdateSpecDepth(): beyond MAXSPEC the oldest elements are implicitly committed.
   template <class Emit>
   TRACECODEC_HOT constexpr void update_depth(std::uint32_t n, Emit& emit, element& e) noexcept {

@@ -66,7 +66,8 @@ class element_reader {
         on_element(e);
     };
     packets_.decode_atoms_apart(
-        data, size, [&](const packet& p) { elements_.process(p, to_resolver); },
+        data, size,
+        [&](const packet& p) TRACECODEC_HOT_LAMBDA { elements_.process(p, to_resolver); },
         [&](const diagnostic& d) {
           on_error(d);
           if (d.code == error_code::unsynchronized) return;
