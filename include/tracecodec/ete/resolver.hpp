@@ -136,7 +136,7 @@ class resolver {
     }
     if (bit & skip) return;
     if (e.kind == element_kind::trace_info) initialized_ = true;
-    deliver_committed(e, out, err);
+    deliver_special(e, out, err);
   }
 
   // End of trace: everything still speculative stays unresolved; nothing is emitted.
@@ -160,7 +160,7 @@ class resolver {
 
   // Elements wait only behind an uncommitted P0 element; otherwise they are committed now.
   template <class Out, class Err>
-  constexpr void stack(const element& e, Out& out, Err& err) noexcept {
+  TRACECODEC_HOT constexpr void stack(const element& e, Out& out, Err& err) noexcept {
     if (q_.empty() && unseen_ == 0 && !e.p0) {
       deliver(e, out, err, false);
       return;
@@ -174,7 +174,7 @@ class resolver {
   }
 
   template <class Out, class Err>
-  constexpr void force_commit_front(Out& out, Err& err) noexcept {
+  TRACECODEC_OUT_OF_LINE constexpr void force_commit_front(Out& out, Err& err) noexcept {
     if (q_.empty()) return;
     const element f = q_.front();
     q_.pop_front();
@@ -185,7 +185,7 @@ class resolver {
 
   // After a commit, non-P0 elements at the front belong to committed execution.
   template <class Out, class Err>
-  constexpr void release_front(Out& out, Err& err) noexcept {
+  TRACECODEC_HOT constexpr void release_front(Out& out, Err& err) noexcept {
     if (unseen_ != 0) return;
     while (!q_.empty() && !q_.front().p0) {
       const element f = q_.front();
@@ -196,7 +196,7 @@ class resolver {
 
   // D9.3.3.1 ProcessCommit(): the oldest `n` P0 elements, unseen ones first.
   template <class Out, class Err>
-  constexpr void commit(std::uint32_t n, Out& out, Err& err) noexcept {
+  TRACECODEC_OUT_OF_LINE constexpr void commit(std::uint32_t n, Out& out, Err& err) noexcept {
     while (n && unseen_) {
       --unseen_;
       --n;
@@ -227,7 +227,7 @@ class resolver {
   // D9.3.4.1 ProcessCancel(): removes the youngest `n` P0 elements and, after the oldest of
   // them, everything Table D9.2 says to remove. Kept elements stay in place, in order.
   template <class Out, class Err>
-  constexpr void cancel(std::uint32_t n, Out& out, Err& err) noexcept {
+  TRACECODEC_OUT_OF_LINE constexpr void cancel(std::uint32_t n, Out& out, Err& err) noexcept {
     std::size_t i = q_.size();
     while (n && i > 0) {
       --i;
@@ -266,7 +266,7 @@ class resolver {
   // D9.3.5.1 ProcessDiscard(): all speculative elements go; Events, Trace Info and
   // Timestamps are passed on.
   template <class Out, class Err>
-  constexpr void discard(Out& out, Err& err) noexcept {
+  TRACECODEC_OUT_OF_LINE constexpr void discard(Out& out, Err& err) noexcept {
     unseen_ = 0;
     p0_ = 0;
     for (std::size_t r = 0; r < q_.size(); ++r)
@@ -280,7 +280,7 @@ class resolver {
   // (Table D9.2). When an atom is committed, the Mispredicts queued after it (before the next
   // atom) are applied to it and consumed; a Mispredict whose atom was committed before it
   // arrived is passed on as an element, for the analysis stage to apply (D9.5.11).
-  constexpr bool flip_for_mispredicts() noexcept {
+  TRACECODEC_OUT_OF_LINE constexpr bool flip_for_mispredicts() noexcept {
     bool flip = false;
     for (std::size_t i = 0; i < q_.size(); ++i) {
       element& x = q_[i];
@@ -306,7 +306,7 @@ class resolver {
 
   // `queued`: the element comes out of the resolution queue (not straight from stack()).
   template <class Out, class Err>
-  constexpr void deliver(const element& e, Out& out, Err& err, bool queued = true) noexcept {
+  TRACECODEC_HOT constexpr void deliver(const element& e, Out& out, Err& err, bool queued = true) noexcept {
     if (e.kind == element_kind::mispredict) {
       if (queued) --mispredicts_;
       if (e.is(applied)) return;
@@ -328,6 +328,11 @@ class resolver {
       out(e);
       return;
     }
+    deliver_special(e, out, err);
+  }
+
+  template <class Out, class Err>
+  TRACECODEC_OUT_OF_LINE constexpr void deliver_special(const element& e, Out& out, Err& err) noexcept {
     switch (e.kind) {
       case element_kind::transaction_start:
         out(e);
