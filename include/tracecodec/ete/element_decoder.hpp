@@ -83,6 +83,14 @@ class element_decoder {
     process_rest(p, sink);
   }
 
+  // process() for packets from decoder::decode_atoms_apart(), whose atom packets go to atoms():
+  // the few that still come as packets (at the input's tail) take the out-of-line path. Fewer
+  // inlined paths in the decode loop leave the compiler room to inline the consumer there.
+  template <class Sink>
+  TRACECODEC_HOT constexpr void process_atoms_apart(const packet& p, Sink&& sink) noexcept {
+    if (!process_common(p, sink)) process_rest(p, sink);
+  }
+
   // Target addresses, timestamps, timestamp markers and the cycle counts that commit nothing
   // (COMMOPT 1 forms, D5.27/29/32/34): after atoms, what most trace is made of. Each yields
   // one element, built in place. Returns false, emitting nothing, for any other packet.

@@ -67,7 +67,7 @@ class element_reader {
     };
     packets_.decode_atoms_apart(
         data, size,
-        [&](const packet& p) TRACECODEC_HOT_LAMBDA { elements_.process(p, to_resolver); },
+        [&](const packet& p) TRACECODEC_HOT_LAMBDA { elements_.process_atoms_apart(p, to_resolver); },
         [&](const diagnostic& d) {
           on_error(d);
           if (d.code == error_code::unsynchronized) return;
