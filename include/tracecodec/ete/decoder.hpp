@@ -198,19 +198,24 @@ class decoder {
           pos += p.size;
           ++packets;
         };
-        while (end - cur >= 32) {
+        // Packets here are at most 32 bytes long; a bound computed once keeps the test to one
+        // compare.
+        const std::uint8_t* const limit = end - cur >= 32 ? end - 31 : cur;
+        while (cur < limit) {
           const header_entry& he = table()[*cur];
           if (he.plain) {  // atoms (most of real trace, D9.2.10) and one-byte markers
             if (split && he.atom_count) {
               if constexpr (split) on_atoms(pos, he.atoms, he.atom_count);
             } else {
-              if (!atom_only) p = packet{};  // only the atom fields differ between atoms
-              atom_only = true;
+              if (!atom_only) {  // only the atom fields differ between one-byte packets
+                p = packet{};
+                p.size = 1;
+                atom_only = true;
+              }
               p.offset = pos;
               p.kind = he.kind;
               p.atoms = he.atoms;
               p.atom_count = he.atom_count;
-              p.size = 1;
               on_packet(static_cast<const packet&>(p));
             }
             ++cur;

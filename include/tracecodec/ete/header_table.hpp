@@ -38,7 +38,7 @@ enum class payload_op : std::uint8_t {
   instrumentation,  // ETE 1.3: EL byte + 8-byte payload
 };
 
-struct header_entry {
+struct alignas(16) header_entry {  // 16 bytes: an index is one shift
   std::uint32_t atoms = 0;  // atom bits, oldest in bit 0, 1 = E
   packet_kind kind = packet_kind::async;
   payload_op op = payload_op::reserved;
