@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Streaming behaviour: chunking at any byte, synchronization, recovery after errors.
+#include <algorithm>
 #include <doctest/doctest.h>
 
 #include <random>
@@ -302,6 +303,17 @@ TEST_CASE("encoder: a packet that fails part way changes no state") {
   CHECK(enc.state() == before);
   CHECK(enc.encode(&actx, 1, out, sizeof out).error == error_code::unencodable);
   CHECK(enc.state() == before);
+  // Nor does it leave any of its bytes in the buffer, whether the packet is built in the
+  // buffer (room for any packet) or beside it (less room than that).
+  for (const std::size_t room : {std::size_t{64}, std::size_t{32}, std::size_t{12}}) {
+    CAPTURE(room);
+    std::uint8_t buf[64];
+    for (std::uint8_t& b : buf) b = 0xaa;
+    CHECK(enc.encode(actx, buf, room).error == error_code::unencodable);
+    CHECK(enc.encode(&actx, 1, buf, room).error == error_code::unencodable);
+    CHECK(std::count(std::begin(buf), std::end(buf), std::uint8_t{0xaa}) == 64);
+    CHECK(enc.state() == before);
+  }
   actx.ctx.el = 1;
   CHECK(enc.encode(actx, out, sizeof out).size == 10);
   CHECK(enc.state().history.entry[0].address == actx.address);
