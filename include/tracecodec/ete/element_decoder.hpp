@@ -132,8 +132,8 @@ class element_decoder {
   }
 
  private:
-  // The packets process() does not handle inline (atom packets in the switch: never reached
-  // from process(), kept so the switch covers every packet with atoms). Out of line: see process().
+  // The packets process() does not handle inline, and the atom packets process_atoms_apart()
+  // meets. Out of line: see process().
   template <class Sink>
   TRACECODEC_OUT_OF_LINE constexpr void process_rest(const packet& p, Sink& sink) noexcept {
     using K = packet_kind;
