@@ -333,6 +333,14 @@ struct generator {
               f.kind == element_kind::timestamp_marker)
             deliver(f);
       spec.clear();
+      // ProcessDiscard() ends the transaction (EndTransaction()): one whose Transaction Commit
+      // was still speculative is dropped like a failed one (R_ZJXHP: tracing stopped inside it).
+      if (in_tx) {
+        for (const element& x : tx)
+          if (survives_failure(x.kind)) committed.push_back(x);
+        tx.clear();
+        in_tx = false;
+      }
       if (chance(30)) {
         element o{};
         o.kind = element_kind::overflow;

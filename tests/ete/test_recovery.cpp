@@ -266,10 +266,10 @@ void check_damage(const trace_buffer& b, damage kind, std::size_t at, std::uint8
                 value, static_cast<unsigned long long>(a0));
     for (const packet& q : b.clean)
       if (q.offset + 40 >= at && q.offset <= a0 + 14)
-        std::printf("   clean %6llu %2u %s\n", static_cast<unsigned long long>(q.offset), q.size, kind_name(q.kind));
+        std::printf("   clean %6llu %2llu %s\n", static_cast<unsigned long long>(q.offset), static_cast<unsigned long long>(q.size), kind_name(q.kind));
     for (const packet& q : got.packets)
       if (q.offset + 40 >= at && q.offset <= a0 + 14)
-        std::printf("   got   %6llu %2u %s\n", static_cast<unsigned long long>(q.offset), q.size, kind_name(q.kind));
+        std::printf("   got   %6llu %2llu %s\n", static_cast<unsigned long long>(q.offset), static_cast<unsigned long long>(q.size), kind_name(q.kind));
     for (const diagnostic& e : got.errors)
       std::printf("   error %6llu %s\n", static_cast<unsigned long long>(e.offset), error_name(e.code));
     std::printf("   bytes from %zu:", at > 4 ? at - 4 : 0);

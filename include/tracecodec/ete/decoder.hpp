@@ -166,15 +166,34 @@ class decoder {
     decode_atoms_apart(data, size, on_packet, on_error, nullptr);
   }
 
+  // Streaming form of decode(): one session in chunks of any size. decode_part() decodes
+  // every packet the chunk completes; a packet cut by the chunk's end is carried over, so the
+  // bytes need not outlive the call. decode_end() ends the session: a packet left incomplete
+  // is reported as truncated_packet.
+  template <class OnPacket, class OnError>
+  constexpr void decode_part(const std::uint8_t* data, std::size_t size, OnPacket&& on_packet,
+                             OnError&& on_error) noexcept {
+    decode_atoms_apart(data, size, on_packet, on_error, nullptr, input::more);
+  }
+  template <class OnPacket, class OnError>
+  constexpr void decode_end(OnPacket&& on_packet, OnError&& on_error) noexcept {
+    decode_atoms_apart(nullptr, 0, on_packet, on_error, nullptr, input::last);
+  }
+
+  // Whether more input follows the bytes of a decoding call (input::more: a chunk of a
+  // stream) or the session ends with them (input::last).
+  enum class input : bool { last, more };
+
   // The same, but atom packets (formats 1-6, most of real trace) are handed to
   // on_atoms(offset, atom bits, atom count) without building a packet: for consumers that
   // only want the atoms, such as the element layer. on_atoms = nullptr: as decode().
   template <class OnPacket, class OnError, class OnAtoms>
   constexpr void decode_atoms_apart(const std::uint8_t* data, std::size_t size, OnPacket&& on_packet,
-                                    OnError&& on_error, OnAtoms&& on_atoms) noexcept {
+                                    OnError&& on_error, OnAtoms&& on_atoms,
+                                    input end = input::last) noexcept {
     constexpr bool split = !std::is_same_v<std::remove_cvref_t<OnAtoms>, std::nullptr_t>;
     feed(data, size);
-    finish();
+    if (end == input::last) finish();
     packet p{};
     bool atom_only = false;  // p holds an atom packet: every field but the atom ones is zero
     for (;;) {
@@ -192,10 +211,11 @@ class decoder {
         // own consumer call: merged into one, the loop measured slower.
         auto step_to = [&](const std::uint8_t* q) TRACECODEC_HOT_LAMBDA {
           p.offset = pos;
-          p.size = static_cast<std::uint32_t>(q - cur);
-          ztail = q[-1] == 0 ? tail_zeros(cur, p.size, ztail) : 0;
+          const auto n = static_cast<std::uint32_t>(q - cur);
+          p.size = n;
+          ztail = q[-1] == 0 ? tail_zeros(cur, n, ztail) : 0;
           cur = q;
-          pos += p.size;
+          pos += n;
           ++packets;
         };
         // Packets here are at most 32 bytes long; a bound computed once keeps the test to one
@@ -300,6 +320,8 @@ class decoder {
     error_code error;
     std::uint32_t size;
   };
+  // Longest zero run parse() counts itself (parse_result::size is 32 bits).
+  static constexpr std::ptrdiff_t async_parse_limit = std::ptrdiff_t{1} << 30;
   static constexpr parse_result ok(std::uint32_t n) noexcept { return {parse_status::ok, error_code::ok, n}; }
   static constexpr parse_result need_more() noexcept {
     return {parse_status::need_more, error_code::ok, 0};
@@ -355,7 +377,7 @@ class decoder {
     return report({error_code::bad_async, async.offset + async.size - consumed, 0});
   }
 
-  constexpr void begin_async_run(std::uint64_t off, std::uint32_t zeros) noexcept {
+  constexpr void begin_async_run(std::uint64_t off, std::uint64_t zeros) noexcept {
     scanning_ = true;
     expect_async_ = true;
     zeros_ = zeros;
@@ -392,6 +414,13 @@ class decoder {
     for (;;) {
       std::uint8_t b;
       std::uint64_t off;
+      if (buf_len_ == 0 && cur_ != end_ && *cur_ == 0) {  // a zero run, a word at a time
+        const std::uint8_t* z = skip_zeros(cur_, end_);
+        if (zeros_ == 0) run_start_ = pos_;
+        zeros_ += static_cast<std::uint64_t>(z - cur_);
+        advance(static_cast<std::size_t>(z - cur_));
+        continue;
+      }
       if (buf_len_ != 0) {
         b = buf_[0];
         off = buf_off_;
@@ -414,7 +443,7 @@ class decoder {
         out = packet{};
         out.kind = packet_kind::async;
         out.offset = run_start_;
-        out.size = static_cast<std::uint32_t>(zeros_ + 1);
+        out.size = zeros_ + 1;
         zeros_ = 0;
         zero_tail_ = 0;
         if (!expect_async_) stats_.bytes_skipped += skipped_before;
@@ -436,7 +465,7 @@ class decoder {
         a.kind = packet_kind::async;
         a.offset = run_start_ - (11 - zeros_);
         a.size = 12;
-        const std::uint32_t consumed = zeros_ + 1;
+        const auto consumed = static_cast<std::uint32_t>(zeros_ + 1);  // at most 11
         scanning_ = expect_async_ = false;
         zeros_ = 0;
         synced_once_ = true;
@@ -451,6 +480,14 @@ class decoder {
       }
       zeros_ = 0;
     }
+  }
+
+  // The first non-zero byte in [p, end), or end.
+  static constexpr const std::uint8_t* skip_zeros(const std::uint8_t* p,
+                                                  const std::uint8_t* end) noexcept {
+    while (end - p >= 8 && (p[0] | p[1] | p[2] | p[3] | p[4] | p[5] | p[6] | p[7]) == 0) p += 8;
+    while (p != end && *p == 0) ++p;
+    return p;
   }
 
   // Parses one packet whose header is at p. Checked=false promises 32 readable bytes, so the
@@ -509,12 +546,15 @@ class decoder {
         } else if (x == 0x05) {
           out.kind = packet_kind::overflow;
         } else if (x == 0x00) {
-          // A-Sync: zeros up to a 0x80. The run may be longer than any buffer, so an
-          // unterminated run is handed to the byte scanner.
+          // A-Sync: zeros up to a 0x80. The run may be longer than any buffer, so a run that
+          // reaches the end of the input, or goes on past what a parse result counts, is
+          // handed to the byte scanner, whose count cannot wrap.
           const std::uint8_t* z = q;
-          while (z != end && *z == 0) ++z;
+          const std::uint8_t* const stop =
+              end - p > async_parse_limit ? p + async_parse_limit : end;
+          while (z != stop && *z == 0) ++z;
           const auto zeros = static_cast<std::uint32_t>(z - p);
-          if (z == end) return {parse_status::async_run, error_code::ok, zeros};
+          if (z == stop) return {parse_status::async_run, error_code::ok, zeros};
           if (*z != 0x80) return bad(error_code::bad_async);
           out.kind = packet_kind::async;
           if (zeros < 11) {
@@ -752,8 +792,9 @@ class decoder {
   }
   static constexpr parse_result finish_packet(packet& out, const std::uint8_t* p,
                                               const std::uint8_t* q) noexcept {
-    out.size = static_cast<std::uint32_t>(q - p);
-    return ok(out.size);
+    const auto n = static_cast<std::uint32_t>(q - p);
+    out.size = n;
+    return ok(n);
   }
 
   // Reads an address payload of the given op (D9.2.14). Does not touch the history.
@@ -854,7 +895,7 @@ class decoder {
   std::uint64_t buf_off_ = 0;    // stream offset of buf_[0]
   std::uint64_t run_start_ = 0;  // offset of the current zero run
   std::uint64_t scan_from_ = 0;  // where the current unsynchronized stretch began
-  std::uint32_t zeros_ = 0;
+  std::uint64_t zeros_ = 0;      // of the zero run being scanned: 64 bits, so it never wraps
   std::uint32_t zero_tail_ = 0;  // see note_tail()
   std::uint8_t buf_[32 + 32]{};
   std::uint8_t buf_len_ = 0;

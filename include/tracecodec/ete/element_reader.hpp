@@ -29,6 +29,11 @@ class element_reader {
       : packets_(r), elements_(r), resolve_(r) {}
 
   constexpr const decoder<Config>& packets() const noexcept { return packets_; }
+  // ok, invalid_config (registers no ETE unit has), or unsupported_config: MAXSPEC is larger
+  // than this reader's Capacity resolves (max_resolved_maxspec; run time: 487 by default). A
+  // decode with resolution then reports it once and decodes nothing; stage-1 decoding
+  // (resolve == false) works for every MAXSPEC.
+  constexpr error_code status() const noexcept { return resolve_.status(); }
   constexpr const resolver<Config, Capacity>& resolution() const noexcept { return resolve_; }
   // Atom elements as runs, one per atom packet (element.hpp: count, atom_bits), instead of
   // one element per atom: the same committed atoms, a fraction of the elements. Speculation
@@ -40,23 +45,58 @@ class element_reader {
   template <class OnElement, class OnError>
   constexpr void decode(const std::uint8_t* data, std::size_t size, OnElement&& on_element,
                         OnError&& on_error, bool resolve = true) noexcept {
-    if (!resolve)
-      run<mode::stage1>(data, size, on_element, on_error);
-    else if (packets_.cfg().maxspec == 0)  // no speculation: resolution is pass-through
-      run<mode::unspeculated>(data, size, on_element, on_error);
-    else
-      run<mode::resolved>(data, size, on_element, on_error);
+    dispatch(data, size, on_element, on_error, resolve, input::last);
+  }
+
+  // Streaming form of decode(): one session in chunks of any size (decoder::decode_part).
+  // The chunk's bytes need not outlive the call; decode_end() ends the session. Give every
+  // call of a session the same `resolve`.
+  template <class OnElement, class OnError>
+  constexpr void decode_part(const std::uint8_t* data, std::size_t size, OnElement&& on_element,
+                             OnError&& on_error, bool resolve = true) noexcept {
+    dispatch(data, size, on_element, on_error, resolve, input::more);
+  }
+  template <class OnElement, class OnError>
+  constexpr void decode_end(OnElement&& on_element, OnError&& on_error, bool resolve = true) noexcept {
+    dispatch(nullptr, 0, on_element, on_error, resolve, input::last);
+  }
+
+  // Starts a new session: every layer back to its state before the first byte.
+  constexpr void reset() noexcept {
+    packets_.reset();
+    elements_.reset();
+    resolve_.reset();
+    unsupported_reported_ = false;
   }
 
  private:
   enum class mode { stage1, unspeculated, resolved };
+  using input = typename decoder<Config>::input;
+
+  template <class OnElement, class OnError>
+  constexpr void dispatch(const std::uint8_t* data, std::size_t size, OnElement& on_element,
+                          OnError& on_error, bool resolve, input end) noexcept {
+    if (resolve && resolve_.status() == error_code::unsupported_config) {
+      if (!unsupported_reported_) on_error(diagnostic{error_code::unsupported_config, 0, 0});
+      unsupported_reported_ = true;
+      return;
+    }
+    if (!resolve)
+      run<mode::stage1>(data, size, on_element, on_error, end);
+    else if (packets_.cfg().maxspec == 0)  // no speculation: resolution is pass-through
+      run<mode::unspeculated>(data, size, on_element, on_error, end);
+    else
+      run<mode::resolved>(data, size, on_element, on_error, end);
+  }
 
   template <mode Mode, class OnElement, class OnError>
   constexpr void run(const std::uint8_t* data, std::size_t size, OnElement& on_element,
-                     OnError& on_error) noexcept {
-    const bool resolve = Mode != mode::stage1;
-    // With MAXSPEC 0 the resolver passes everything straight on; implied commits are noise.
-    elements_.omit_implied_commits(Mode == mode::unspeculated);
+                     OnError& on_error, input end) noexcept {
+    // The commits UpdateSpecDepth implies are the resolver's to make (it counts the
+    // uncommitted P0 elements exactly, and resolves an atom run atom by atom where single
+    // atoms would differ); with MAXSPEC 0 it passes everything straight on.
+    elements_.omit_implied_commits(Mode != mode::stage1);
+    resolve_.commit_beyond_maxspec(Mode == mode::resolved);
     auto to_resolver = [&](const element& e) TRACECODEC_HOT_LAMBDA {
       if constexpr (Mode == mode::resolved)
         resolve_.push(e, on_element, on_error);
@@ -71,20 +111,21 @@ class element_reader {
         [&](const diagnostic& d) {
           on_error(d);
           if (d.code == error_code::unsynchronized) return;
-          element x{};
-          x.kind = element_kind::discard;
-          x.offset = d.offset;
+          // The decoder resumes at the next A-Sync; the element layers start afresh there too
+          // (resolver::restart says what becomes of what they hold).
           elements_.reset();
-          if (resolve) resolve_.push(x, on_element, on_error);
+          if constexpr (Mode != mode::stage1) resolve_.restart(d.offset, on_element, on_error);
         },
         [&](std::uint64_t offset, std::uint32_t bits, unsigned count) TRACECODEC_HOT_LAMBDA {
           elements_.atoms(offset, bits, count, to_resolver);
-        });
+        },
+        end);
   }
 
   decoder<Config> packets_{};
   element_decoder<Config> elements_{};
   resolver<Config, Capacity> resolve_{};
+  bool unsupported_reported_ = false;
 };
 
 }  // namespace tracecodec::ete

@@ -22,6 +22,8 @@ enum class error_code : std::uint8_t {
   unsynchronized = 10,    // notice: bytes skipped while searching for an A-Sync
   resolution_overflow = 11,  // element layer: more speculative or transactional elements
                              // than the bounded queues hold
+  unsupported_config = 12,   // element layer: a valid MAXSPEC larger than the resolution queue
+                             // was sized for (element_reader's Capacity)
 };
 
 constexpr const char* error_name(error_code e) noexcept {
@@ -38,6 +40,7 @@ constexpr const char* error_name(error_code e) noexcept {
     case error_code::unencodable: return "unencodable";
     case error_code::unsynchronized: return "unsynchronized";
     case error_code::resolution_overflow: return "resolution_overflow";
+    case error_code::unsupported_config: return "unsupported_config";
   }
   return "unknown";
 }
@@ -55,7 +58,9 @@ constexpr const char* error_message(error_code e) noexcept {
     case error_code::buffer_too_small: return "output buffer too small";
     case error_code::unencodable: return "value cannot be encoded in the requested packet form";
     case error_code::unsynchronized: return "bytes skipped before an A-Sync";
-    case error_code::resolution_overflow: return "resolution queue full: oldest element committed";
+    case error_code::resolution_overflow: return "resolution queue full: oldest elements committed early";
+    case error_code::unsupported_config:
+      return "MAXSPEC larger than this element reader resolves (give it a larger Capacity)";
   }
   return "unknown error";
 }

@@ -5,6 +5,7 @@
 //
 // JSON keys (each object is one line without the trailing newline):
 //   every packet:   "session", "offset", "bytes" (lowercase hex), "packet" (kind_name)
+//   async:          "size" when longer than 16 bytes ("bytes" then holds its first 16)
 //   address kinds:  "address" ("0x" + 16 hex digits), "isa" ("IS0"/"IS1")
 //   atom kinds, mispredict, cancel_f2/f3: "atoms" (E/N, oldest first)
 //   context-carrying kinds except context_same: "context" {"el","ns","nse","sf","cid","vmid"}
@@ -55,6 +56,13 @@ inline void append_hex8(std::string& s, unsigned v) {  // 0x + 2 digits
   char buf[8];
   std::snprintf(buf, sizeof buf, "0x%02x", v & 0xffu);
   s += buf;
+}
+
+// An A-Sync's bytes are known from its size (D5.4: zeros, then 0x80), so they are never read
+// from the trace: a zero run may be longer than anything a tool keeps in memory.
+inline constexpr std::uint64_t async_bytes_shown = 16;
+inline std::uint8_t async_byte(const packet& p, std::uint64_t i) {
+  return i + 1 == p.size ? 0x80 : 0x00;
 }
 
 inline void append_atoms(std::string& s, const packet& p) {
@@ -142,14 +150,18 @@ inline std::string format_text(const packet& p, const std::uint8_t* bytes) {
   s += "Idx:";
   append_u64(s, p.offset);
   s += "; [";
-  if (bytes != nullptr) {
-    const bool clip = p.kind == K::async && p.size > 16;
-    const std::uint32_t n = clip ? 16 : p.size;
-    for (std::uint32_t i = 0; i < n; ++i) {
-      append_hex8(s, bytes[i]);
+  if (p.kind == K::async) {
+    const bool clip = p.size > async_bytes_shown;
+    for (std::uint64_t i = 0; i < (clip ? async_bytes_shown : p.size); ++i) {
+      append_hex8(s, async_byte(p, i));
       s += ' ';
     }
     if (clip) s += "... ";
+  } else if (bytes != nullptr) {
+    for (std::uint64_t i = 0; i < p.size; ++i) {
+      append_hex8(s, bytes[i]);
+      s += ' ';
+    }
   }
   s += "]; ";
   s += kind_name(p.kind);
@@ -161,7 +173,7 @@ inline std::string format_text(const packet& p, const std::uint8_t* bytes) {
   };
 
   if (p.kind == K::async) {
-    if (p.size > 16) {
+    if (p.size > async_bytes_shown) {
       append_u64(field(), p.size);
       f += " bytes";
     }
@@ -283,15 +295,18 @@ inline std::string format_json(const packet& p, std::size_t session, const std::
   using K = packet_kind;
   static constexpr char hex[] = "0123456789abcdef";
   std::string s;
-  s.reserve(160 + 2 * static_cast<std::size_t>(p.size));
+  s.reserve(200);
   s += "{\"session\":";
   append_u64(s, session);
   json_key(s, "offset");
   append_u64(s, p.offset);
   json_key(s, "bytes");
   s += '"';
-  if (bytes != nullptr) {
-    for (std::uint32_t i = 0; i < p.size; ++i) {
+  if (p.kind == K::async) {
+    for (std::uint64_t i = 0; i < p.size && i < async_bytes_shown; ++i)
+      s += async_byte(p, i) ? "80" : "00";
+  } else if (bytes != nullptr) {
+    for (std::uint64_t i = 0; i < p.size; ++i) {
       s += hex[bytes[i] >> 4];
       s += hex[bytes[i] & 0xfu];
     }
@@ -299,6 +314,10 @@ inline std::string format_json(const packet& p, std::size_t session, const std::
   s += '"';
   json_key(s, "packet");
   json_string(s, kind_name(p.kind));
+  if (p.kind == K::async && p.size > async_bytes_shown) {
+    json_key(s, "size");
+    append_u64(s, p.size);
+  }
 
   if (has_address(p.kind)) {
     json_key(s, "address");

@@ -165,8 +165,8 @@ struct packet {
   std::uint64_t address = 0;    // resolved 64-bit address (address, exception, Q, source);
                                 // Instrumentation: the 64-bit payload
   std::uint64_t timestamp = 0;  // resolved timestamp after bit replacement (Timestamp)
+  std::uint64_t size = 0;       // packet length in bytes (an A-Sync's zero run has no bound)
   context ctx{};                // resolved context after this packet (context-carrying packets)
-  std::uint32_t size = 0;       // packet length in bytes
   std::uint32_t count = 0;      // Commit/Cancel P0 count, commit of a Cycle Count packet,
                                 // Q instruction count, Trace Info SPEC
   std::uint32_t cycles = 0;     // Cycle Count including the threshold; Timestamp COUNT;

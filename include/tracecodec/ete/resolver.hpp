@@ -50,26 +50,49 @@ class element_ring {
 }  // namespace detail
 
 // Queue capacity for a configuration: MAXSPEC P0 elements plus the non-P0 elements that may
-// travel with them (addresses, contexts, timestamps, cycle counts, events).
+// travel with them (addresses, contexts, timestamps, cycle counts, events), and room for the
+// atom run being resolved (resolution_slack).
+inline constexpr std::size_t resolution_slack = 32;
 constexpr std::size_t resolution_capacity(std::uint32_t maxspec) noexcept {
-  const std::size_t need = 4u * (static_cast<std::size_t>(maxspec) + 1u) + 64u;
+  const std::size_t need = 4u * (static_cast<std::size_t>(maxspec) + 1u) + 64u + resolution_slack;
   std::size_t n = 64;
   while (n < need) n *= 2;  // rounded up to a power of two
   return n;
 }
+// The largest MAXSPEC a resolution queue of `capacity` elements resolves (the inverse of
+// resolution_capacity). MAXSPEC is IMPLEMENTATION DEFINED and 32 bits wide (D6.7 I_RKYCD;
+// the Trace Info SPEC field is 32 bits, D5.7), but the queue must hold MAXSPEC uncommitted P0
+// elements (R_GLQPL) without a heap, so a reader is sized for the values it accepts.
+constexpr std::uint32_t max_resolved_maxspec(std::size_t capacity) noexcept {
+  return capacity < 4u + 64u + resolution_slack
+             ? 0u
+             : static_cast<std::uint32_t>((capacity - 64u - resolution_slack) / 4u - 1u);
+}
+// A fixed configuration sizes its queue from MAXSPEC; beyond this the queue (4 x MAXSPEC
+// elements) stops being an object anyone wants on a stack or in firmware.
+inline constexpr std::uint32_t max_fixed_maxspec = 65535;
 
 template <class Config>
 constexpr std::size_t default_resolution_capacity() noexcept {
-  if constexpr (Config::is_fixed)
+  if constexpr (Config::is_fixed) {
+    static_assert(Config::value.maxspec <= max_fixed_maxspec,
+                  "MAXSPEC is larger than the element reader resolves (max_fixed_maxspec)");
     return resolution_capacity(Config::value.maxspec);
-  else
-    return resolution_capacity(255);
+  } else {
+    return resolution_capacity(255);  // run time: MAXSPEC up to max_resolved_maxspec() of this
+  }
 }
 
+// The capacity of the resolution and transaction queues counts atoms: an atom run of n atoms
+// takes n places, as n single Atom elements would, so that both element forms overflow at the
+// same element and resolve identically (element_reader::atom_runs).
 template <class Config = runtime_config,
           std::size_t Capacity = default_resolution_capacity<Config>(),
           std::size_t TransactionCapacity = 1024>
 class resolver {
+  static_assert(Capacity >= 2 * resolution_slack, "resolution queue too small");
+  static_assert(TransactionCapacity > resolution_slack, "transaction queue too small");
+
  public:
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
   constexpr resolver() noexcept {}
@@ -77,6 +100,13 @@ class resolver {
   constexpr explicit resolver(const registers& r) noexcept : cfg_(r) {}
 
   constexpr const config& cfg() const noexcept { return cfg_.get(); }
+  // ok; invalid_config for registers no ETE unit has; unsupported_config when MAXSPEC is
+  // larger than this queue resolves (max_resolved_maxspec(Capacity)).
+  constexpr error_code status() const noexcept {
+    if (cfg_.status() != error_code::ok) return cfg_.status();
+    return cfg().maxspec > max_resolved_maxspec(Capacity) ? error_code::unsupported_config
+                                                          : error_code::ok;
+  }
   // Uncommitted P0 elements held (plus unseen ones from before the first Trace Info).
   constexpr std::size_t speculative() const noexcept { return p0_ + unseen_; }
   constexpr std::size_t queued() const noexcept { return q_.size(); }
@@ -84,37 +114,52 @@ class resolver {
   constexpr void reset() noexcept {
     q_.clear();
     tx_.clear();
-    p0_ = unseen_ = mispredicts_ = 0;
-    initialized_ = in_tx_ = starts_in_tx_ = false;
+    p0_ = held_ = tx_held_ = unseen_ = mispredicts_ = 0;
+    initialized_ = in_tx_ = starts_in_tx_ = traced_tx_ = false;
+    overflow_reported_ = tx_overflow_reported_ = false;
   }
+  // The Commit elements UpdateSpecDepth implies beyond MAXSPEC (D9.2.18.3) made here, from the
+  // queue's exact count of uncommitted P0 elements, instead of read from stage 1 (which then
+  // omits them: element_decoder::omit_implied_commits). An atom run can then be resolved one
+  // atom at a time where that matters (a full queue), as single Atom elements are.
+  constexpr void commit_beyond_maxspec(bool on) noexcept { implied_ = on; }
 
   // Takes one stage-1 element; calls out(const element&) for every element that becomes
-  // committed, and err(const diagnostic&) if a bounded queue overflows.
+  // committed, and err(const diagnostic&) when a bounded queue overflows (once per episode).
   template <class Out, class Err>
   TRACECODEC_HOT constexpr void push(const element& e, Out&& out, Err&& err) noexcept {
     if (cfg().maxspec == 0 && unseen_ == 0) {
       // MAXSPEC 0 (D1.10.1.1): every P0 element is committed as soon as it is traced, so
-      // nothing ever waits. Commits and Discards have nothing to act on; a Mispredict comes
-      // after its atom was committed and is passed on (as deliver() would).
-      if (e.kind == element_kind::commit || e.kind == element_kind::discard ||
-          e.kind == element_kind::cancel)
+      // nothing ever waits. Commits and Cancels have nothing to act on, a Discard only ends a
+      // transaction (D9.3.5.1); a Mispredict comes after its atom was committed and is passed
+      // on (as deliver() would).
+      if (e.kind == element_kind::commit || e.kind == element_kind::cancel) return;
+      if (e.kind == element_kind::discard) {
+        traced_tx_ = false;
+        end_transaction(out);
         return;
-      if (e.kind == element_kind::trace_info) initialized_ = true;
+      }
+      if ((special_kinds >> static_cast<unsigned>(e.kind)) & 1u) {
+        deliver_committed(note_transaction(e), out, err);
+        return;
+      }
       deliver_committed(e, out, err);
       return;
     }
     switch (e.kind) {
       case element_kind::trace_info:  // D9.3.2.1: unseen speculative elements precede it
-        if (!initialized_) {  // analysis starts here, perhaps inside a transaction
-          initialized_ = true;
-          unseen_ = e.count;
-          starts_in_tx_ = e.is(element_flag::in_transaction);
-        }
-        stack(e, out, err);
+        if (!initialized_) unseen_ = e.count;
+        stack(note_transaction(e), out, err);
         return;
+      case element_kind::transaction_start:
+      case element_kind::transaction_commit:
+      case element_kind::transaction_failure: stack(note_transaction(e), out, err); return;
       case element_kind::commit: commit(e.count, out, err); return;
       case element_kind::cancel: cancel(e.count, out, err); return;
-      case element_kind::discard: discard(out, err); return;
+      case element_kind::discard:
+        traced_tx_ = false;
+        discard(out, err);
+        return;
       case element_kind::mispredict:  // D9.3.1: stacked
         if (!q_.empty() || unseen_ != 0) ++mispredicts_;
         stack(e, out, err);
@@ -134,17 +179,52 @@ class resolver {
       out(e);
       return;
     }
-    if (bit & skip) return;
-    if (e.kind == element_kind::trace_info) initialized_ = true;
-    deliver_special(e, out, err);
+    if (bit & skip) {
+      if (e.kind == element_kind::discard) {  // D9.3.5.1
+        traced_tx_ = false;
+        end_transaction(out);
+      }
+      return;
+    }
+    if (bit & special_kinds)
+      deliver_special(note_transaction(e), out, err);
+    else
+      deliver_special(e, out, err);
+  }
+
+  // After a decoding error nothing held can be resolved any more: the Commits, Cancels and
+  // transaction outcomes that would resolve it may be in the lost bytes. Speculative elements
+  // go as a Discard sends them (D9.3.5.1); an open transaction ends as one the trace unit lost
+  // track of (R_NMWPJ: a Transaction Failure, the outcome UNKNOWN), with a Transaction Failure
+  // element at `offset` so that the consumer sees it end; then analysis starts afresh at the
+  // next A-Sync and Trace Info (D9.1.1), as it does at the start of a trace.
+  template <class Out, class Err>
+  TRACECODEC_OUT_OF_LINE constexpr void restart(std::uint64_t offset, Out&& out, Err&& err) noexcept {
+    const bool open = in_tx_;
+    discard(out, err);
+    if (open) {
+      element f{};
+      f.kind = element_kind::transaction_failure;
+      f.offset = offset;
+      out(static_cast<const element&>(f));
+    }
+    reset();
   }
 
   // End of trace: everything still speculative stays unresolved; nothing is emitted.
   constexpr std::size_t unresolved() const noexcept { return speculative(); }
 
  private:
+  // Places in the resolution queue (Capacity includes resolution_slack for the atom run being
+  // resolved: see stack_crowded()).
+  static constexpr std::size_t limit = Capacity - resolution_slack;
+
   static constexpr std::uint32_t low_bits(std::uint32_t n) noexcept {
     return n >= 32 ? ~0u : (1u << n) - 1u;
+  }
+  // Places an element takes in a queue: an atom run one per atom.
+  static constexpr std::size_t units(const element& e) noexcept {
+    return e.kind == element_kind::atom ? atom_count(e) : 1u;
   }
   static constexpr bool kept_on_cancel(element_kind k) noexcept {
     // D9.3.4 Table D9.2: Cycle Count and Timestamp are processed, Event and Trace Info kept.
@@ -157,6 +237,13 @@ class resolver {
     return k == element_kind::event || k == element_kind::trace_info ||
            k == element_kind::timestamp || k == element_kind::timestamp_marker;
   }
+  static constexpr bool kept_on_failure(element_kind k) noexcept {
+    // D9.4.4 R_XPKFL, R_XZBFV: Events and Cycle Counts are not execution; nor are Timestamps,
+    // Trace Info and Overflow.
+    return k == element_kind::event || k == element_kind::timestamp ||
+           k == element_kind::cycle_count || k == element_kind::timestamp_marker ||
+           k == element_kind::trace_info || k == element_kind::overflow;
+  }
 
   // Elements wait only behind an uncommitted P0 element; otherwise they are committed now.
   template <class Out, class Err>
@@ -165,20 +252,63 @@ class resolver {
       deliver(e, out, err, false);
       return;
     }
-    if (q_.full()) {  // more speculation than the capacity allows: commit the oldest
-      err(diagnostic{error_code::resolution_overflow, e.offset, Capacity});
-      force_commit_front(out, err);
+    const std::size_t u = units(e);
+    if (held_ + u > limit) {
+      stack_crowded(e, out, err);
+      return;
     }
     q_.push_back(e);
+    held_ += u;
     p0_ += p0_weight(e);
+    if (implied_ && e.p0 && p0_ + unseen_ > cfg().maxspec)  // D9.2.18.3 UpdateSpecDepth()
+      commit(static_cast<std::uint32_t>(p0_ + unseen_ - cfg().maxspec), out, err);
   }
 
+  // An element that does not fit the queue. What single Atom elements would do, one atom at a
+  // time: before each atom (or the element) is queued, a full queue commits its oldest element
+  // early (resolution_overflow, reported once until the queue drains); after it, the commits
+  // beyond MAXSPEC. The element itself is queued first (the slack holds it), so that those
+  // commits can reach its own atoms as they would reach single ones.
   template <class Out, class Err>
-  TRACECODEC_OUT_OF_LINE constexpr void force_commit_front(Out& out, Err& err) noexcept {
+  TRACECODEC_OUT_OF_LINE constexpr void stack_crowded(const element& e, Out& out, Err& err) noexcept {
+    const std::size_t u = units(e);
+    q_.push_back(e);
+    held_ += u;
+    p0_ += p0_weight(e);
+    for (std::size_t j = 1; j <= u; ++j) {
+      const std::size_t later = u - j;  // atoms of e not queued yet, in single-atom terms
+      if (held_ - later > limit) {
+        if (!overflow_reported_) {
+          overflow_reported_ = true;
+          err(diagnostic{error_code::resolution_overflow, e.offset, Capacity});
+        }
+        force_commit_one(out, err);
+      }
+      if (implied_ && e.p0 && p0_ + unseen_ - later > cfg().maxspec)
+        commit(static_cast<std::uint32_t>(p0_ + unseen_ - later - cfg().maxspec), out, err);
+    }
+  }
+
+  // Commits the oldest queued element (one atom of a run) early.
+  template <class Out, class Err>
+  TRACECODEC_OUT_OF_LINE constexpr void force_commit_one(Out& out, Err& err) noexcept {
     if (q_.empty()) return;
-    const element f = q_.front();
+    element& front = q_.front();
+    if (front.kind == element_kind::atom && front.count > 1) {  // its oldest atom goes
+      element part = front;
+      part.count = 1;
+      part.atom_bits &= 1u;
+      --front.count;
+      front.atom_bits >>= 1;
+      --p0_;
+      --held_;
+      deliver_committed(part, out, err);  // the Mispredicts behind the run are for its end
+      return;
+    }
+    const element f = front;
     q_.pop_front();
     p0_ -= p0_weight(f);
+    held_ -= units(f);
     deliver(f, out, err);
     release_front(out, err);
   }
@@ -190,8 +320,42 @@ class resolver {
     while (!q_.empty() && !q_.front().p0) {
       const element f = q_.front();
       q_.pop_front();
+      --held_;
       deliver(f, out, err);
     }
+  }
+
+  // Follows the transactional state of the element stream as traced (speculative elements
+  // included), as stage 1 does (D9.2.6, D9.2.13, D9.2.15), and marks a Trace Info that
+  // contradicts it. Analysis starts at the first Trace Info, perhaps inside a transaction
+  // (D9.3.2.1).
+  constexpr element note_transaction(const element& e) noexcept {
+    element x = e;
+    switch (e.kind) {
+      case element_kind::transaction_start: traced_tx_ = true; break;
+      case element_kind::transaction_commit:
+      case element_kind::transaction_failure: traced_tx_ = false; break;
+      case element_kind::trace_info: {
+        const bool t = e.is(element_flag::in_transaction);
+        // D6.9.1 R_WMKVM: TSTATE 0 while the stream has a transaction open: the trace unit
+        // has no traced transaction open any more, so its Transaction Commit or Failure was
+        // lost with damaged bytes, or trails (R_PCKKS lets it come after the PE's exit).
+        if (traced_tx_ && !t) x.flags = static_cast<std::uint8_t>(x.flags | ends_transaction);
+        traced_tx_ = t;
+        if (!initialized_) {
+          initialized_ = true;
+          starts_in_tx_ = t;
+        }
+        break;
+      }
+      default: break;
+    }
+    return x;
+  }
+
+  // A queue that drains ends an overflow episode: the next overflow is reported again.
+  constexpr void note_drained() noexcept {
+    if (q_.empty()) overflow_reported_ = false;
   }
 
   // D9.3.3.1 ProcessCommit(): the oldest `n` P0 elements, unseen ones first.
@@ -212,16 +376,19 @@ class resolver {
         front.count -= n;
         front.atom_bits = n >= 32 ? 0u : front.atom_bits >> n;
         p0_ -= n;
+        held_ -= n;
         deliver_committed(part, out, err);  // the Mispredicts behind the run are for its end
         return;
       }
       const element f = front;
       q_.pop_front();
       p0_ -= w;
+      held_ -= units(f);
       n -= w;
       deliver(f, out, err);
       if (n == 0) release_front(out, err);
     }
+    note_drained();
   }
 
   // D9.3.4.1 ProcessCancel(): removes the youngest `n` P0 elements and, after the oldest of
@@ -236,6 +403,7 @@ class resolver {
         q_[i].count -= n;
         q_[i].atom_bits &= low_bits(q_[i].count);
         p0_ -= n;
+        held_ -= n;
         n = 0;
         ++i;  // the run stays; the canceled stretch starts after it
         break;
@@ -248,12 +416,15 @@ class resolver {
       const element& x = q_[r];
       if (x.p0) {
         p0_ -= p0_weight(x);
+        held_ -= units(x);
         continue;
       }
-      if (kept_on_cancel(x.kind))
+      if (kept_on_cancel(x.kind)) {
         q_[w++] = x;
-      else if (x.kind == element_kind::mispredict)
-        --mispredicts_;
+        continue;
+      }
+      --held_;
+      if (x.kind == element_kind::mispredict) --mispredicts_;
     }
     q_.truncate(w);
     while (n && unseen_) {  // more than the observed speculation: unseen elements
@@ -261,10 +432,11 @@ class resolver {
       --n;
     }
     release_front(out, err);  // kept elements with no P0 element before them are committed
+    note_drained();
   }
 
   // D9.3.5.1 ProcessDiscard(): all speculative elements go; Events, Trace Info and
-  // Timestamps are passed on.
+  // Timestamps are passed on; the transaction ends (EndTransaction()).
   template <class Out, class Err>
   TRACECODEC_OUT_OF_LINE constexpr void discard(Out& out, Err& err) noexcept {
     unseen_ = 0;
@@ -272,7 +444,30 @@ class resolver {
     for (std::size_t r = 0; r < q_.size(); ++r)
       if (kept_on_discard(q_[r].kind)) deliver(q_[r], out, err);
     q_.clear();
+    held_ = 0;
     mispredicts_ = 0;
+    overflow_reported_ = false;
+    end_transaction(out);
+  }
+
+  // D9.4 EndTransaction() without a Transaction Commit (Discard, Transaction Failure): the
+  // transaction's held elements are dropped, except what a failure keeps (kept_on_failure).
+  template <class Out>
+  TRACECODEC_OUT_OF_LINE constexpr void end_transaction(Out& out) noexcept {
+    for (std::size_t i = 0; i < tx_.size(); ++i)
+      if (kept_on_failure(tx_[i].kind)) out(static_cast<const element&>(tx_[i]));
+    close_transaction();
+  }
+  constexpr void close_transaction() noexcept {
+    tx_.clear();
+    tx_held_ = 0;
+    in_tx_ = starts_in_tx_ = tx_overflow_reported_ = false;
+  }
+  constexpr void open_transaction() noexcept {
+    tx_.clear();
+    tx_held_ = 0;
+    in_tx_ = true;
+    tx_overflow_reported_ = false;
   }
 
   // D2.5.4: a Mispredict element says the most recent non-canceled Atom element has the
@@ -293,6 +488,7 @@ class resolver {
     return flip;
   }
   static constexpr std::uint8_t applied = 0x80;  // internal: Mispredict already applied
+  static constexpr std::uint8_t ends_transaction = 0x40;  // internal: see note_transaction()
 
   // D9.4: the transaction stage on the committed stream. A Transaction Start opens a
   // transaction whose elements are held until Transaction Commit (passed on) or Transaction
@@ -340,63 +536,94 @@ class resolver {
     switch (e.kind) {
       case element_kind::transaction_start:
         out(e);
-        if (!in_tx_) {
-          in_tx_ = true;
-          tx_.clear();
-        }
+        if (!in_tx_) open_transaction();
         return;
       case element_kind::transaction_commit:
         for (std::size_t i = 0; i < tx_.size(); ++i) out(static_cast<const element&>(tx_[i]));
-        tx_.clear();
-        in_tx_ = false;
+        close_transaction();
         out(e);
         return;
       case element_kind::transaction_failure:
-        for (std::size_t i = 0; i < tx_.size(); ++i) {
-          const element& x = tx_[i];
-          if (x.kind == element_kind::event || x.kind == element_kind::timestamp ||
-              x.kind == element_kind::cycle_count || x.kind == element_kind::timestamp_marker ||
-              x.kind == element_kind::trace_info || x.kind == element_kind::overflow)
-            out(x);  // not execution: it survives the failure
-        }
-        tx_.clear();
-        in_tx_ = false;
+        end_transaction(out);
         out(e);
         return;
-      case element_kind::trace_info:
-        out(e);
-        // D9.3.2.1: the Trace Info that starts analysis inside a transaction opens it. Later
-        // ones restate a state that the transaction elements already track.
-        if (starts_in_tx_ && !in_tx_) {
-          in_tx_ = true;
-          tx_.clear();
-        }
-        starts_in_tx_ = false;
-        return;
-      default:
-        if (!in_tx_) {
-          out(e);
+      case element_kind::trace_info: {
+        element ti = e;
+        ti.flags = static_cast<std::uint8_t>(ti.flags & ~ends_transaction);
+        if (in_tx_ && e.is(ends_transaction)) {
+          // A Trace Info that says the transaction ended untraced (note_transaction()) closes
+          // it: its elements were traced as executed and are passed on now, before the Trace
+          // Info, in stream order. (The outcome is UNKNOWN; a Transaction Commit that trails
+          // it finds no transaction and is passed on alone.)
+          for (std::size_t i = 0; i < tx_.size(); ++i) out(static_cast<const element&>(tx_[i]));
+          close_transaction();
+          out(static_cast<const element&>(ti));
           return;
         }
-        if (tx_.full()) {  // a transaction longer than the buffer: its outcome is lost
-          err(diagnostic{error_code::resolution_overflow, e.offset, TransactionCapacity});
-          for (std::size_t i = 0; i < tx_.size(); ++i) out(static_cast<const element&>(tx_[i]));
-          tx_.clear();
+        if (in_tx_) {  // restates the open transaction: held in stream order with its elements
+          hold(ti, out, err);
+          return;
         }
-        tx_.push_back(e);
+        out(static_cast<const element&>(ti));
+        // D9.3.2.1: the Trace Info that starts analysis inside a transaction opens it. Later
+        // ones restate a state that the transaction elements already track.
+        if (starts_in_tx_) open_transaction();
+        starts_in_tx_ = false;
         return;
+      }
+      default: break;
     }
+    if (!in_tx_) {
+      out(e);
+      return;
+    }
+    hold(e, out, err);
+  }
+
+  // Holds a committed element until its transaction's outcome. A transaction longer than the
+  // buffer loses its outcome: what is held is passed on (resolution_overflow, once per
+  // transaction). An atom run is split where single atoms would overflow.
+  template <class Out, class Err>
+  constexpr void hold(const element& e, Out& out, Err& err) noexcept {
+    const std::size_t u = units(e);
+    element rest = e;
+    if (tx_held_ + u > TransactionCapacity) {
+      const std::size_t room = TransactionCapacity - tx_held_;
+      if (room != 0) {  // only an atom run is larger than one place
+        element part = e;
+        part.count = static_cast<std::uint32_t>(room);
+        part.atom_bits &= low_bits(part.count);
+        tx_.push_back(part);
+        rest.count -= part.count;
+        rest.atom_bits >>= part.count;
+      }
+      if (!tx_overflow_reported_) {
+        tx_overflow_reported_ = true;
+        err(diagnostic{error_code::resolution_overflow, e.offset, TransactionCapacity});
+      }
+      for (std::size_t i = 0; i < tx_.size(); ++i) out(static_cast<const element&>(tx_[i]));
+      tx_.clear();
+      tx_held_ = 0;
+    }
+    tx_.push_back(rest);
+    tx_held_ += units(rest);
   }
 
   [[no_unique_address]] Config cfg_{};
   detail::element_ring<Capacity> q_{};
   detail::element_ring<TransactionCapacity> tx_{};
-  std::size_t p0_ = 0;
+  std::size_t p0_ = 0;    // P0 elements queued (an atom run counts each atom)
+  std::size_t held_ = 0;  // places taken in q_ (units()), at most `limit` between elements
+  std::size_t tx_held_ = 0;
   std::uint32_t unseen_ = 0;
   std::size_t mispredicts_ = 0;  // Mispredict elements stacked and not yet delivered or removed
   bool initialized_ = false;
   bool in_tx_ = false;
   bool starts_in_tx_ = false;
+  bool traced_tx_ = false;  // the traced stream is in a transaction (note_transaction())
+  bool implied_ = false;
+  bool overflow_reported_ = false;
+  bool tx_overflow_reported_ = false;
 };
 
 }  // namespace tracecodec::ete
