@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -1135,4 +1136,238 @@ TEST_CASE("elements: process_atoms_apart emits what process emits, packet for pa
   }
   CHECK(atom_packets > 1000);
   CHECK(packets > 5000);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rule 9 (issue 14): after a decoding error, TSTATE against the traced stream, Discard in a
+// transaction, and the bounds of the queues.
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+bytes operator+(bytes a, const bytes& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+std::string errors_of(const read_result& r) {
+  std::string s;
+  for (const diagnostic& d : r.errors) {
+    if (!s.empty()) s += ' ';
+    s += std::string(error_name(d.code)) + "@" + std::to_string(d.offset);
+  }
+  return s;
+}
+read_result read_runs(const registers& r, const bytes& b) {
+  read_result res;
+  element_reader<> reader(r);
+  reader.atom_runs(true);
+  reader.decode(
+      b.data(), b.size(), [&](const element& e) { res.elements.push_back(e); },
+      [&](const diagnostic& d) { res.errors.push_back(d); });
+  return res;
+}
+}  // namespace
+
+TEST_CASE("elements r9: after a decode error every layer starts afresh at the next A-Sync") {
+  // Issue 14 D1, as reported (MAXSPEC 0, COMMOPT 1: 0x2D is reserved): Trace Info, Trace On,
+  // Transaction Start (12-15), 0x2D at 16; A-Sync at 17, Trace Info 29, Trace On 31, Address
+  // 32-bit IS0 at 32 (00 08 01 00: 0x11000), Atom E at 37.
+  const registers r{0x2801cea1, 0xd0001088, 0, 0x47705a13, 0x1};
+  const bytes in = stream({0x04, 0x0A, 0x2D}) + async() +
+                   bytes{0x01, 0x00, 0x04, 0x9A, 0x00, 0x08, 0x01, 0x00, 0xF7};
+  for (const bool runs : {false, true}) {
+    CAPTURE(runs);
+    const read_result got = runs ? read_runs(r, in) : read(r, in, true);
+    CHECK(errors_of(got) == "reserved_header@16");
+    // The transaction cut by the error ends as one the trace unit lost (R_NMWPJ: Transaction
+    // Failure, outcome UNKNOWN) at the error; from the A-Sync on, what the bytes say.
+    CHECK(got.str() == (runs ? "TI ON TSTART TFAIL TI ON TA@11000 [E]" : "TI ON TSTART TFAIL TI ON TA@11000 E"));
+    REQUIRE(got.elements.size() == 8);
+    CHECK(got.elements[3].offset == 16);
+    CHECK(got.elements[4].offset == 29);
+  }
+
+  // With speculation (MAXSPEC 15, COMMTRANS 0): the first session's Trace Info has 2 unseen
+  // P0 elements; Commit 3 commits them and the Transaction Start; E stays speculative; 0x05 is
+  // reserved. The second session's Trace Info (SPEC 1) must set the unseen elements again
+  // (the resolver restarted uninitialized): Commit 2 commits the unseen one and E.
+  const bytes spec = stream({0x01, 0x04, 0x02}, {0x04, 0x0A, 0x2D, 0x03, 0xF7, 0x05}) + async() +
+                     bytes{0x01, 0x04, 0x01, 0x04, 0xF7, 0x2D, 0x02};
+  for (const bool runs : {false, true}) {
+    CAPTURE(runs);
+    const read_result got = runs ? read_runs(regs(15), spec) : read(regs(15), spec, true);
+    CHECK(errors_of(got) == "reserved_header@20");
+    CHECK(got.str() == (runs ? "TI:2 ON TSTART TFAIL TI:1 ON [E]" : "TI:2 ON TSTART TFAIL TI:1 ON E"));
+  }
+}
+
+TEST_CASE("elements r9: a Trace Info whose TSTATE contradicts the traced stream restates it") {
+  // D6.9.1 R_WMKVM/R_WJJKK: TSTATE says whether the trace unit has a traced transaction open.
+  // (1) A transaction whose Transaction Commit was lost without a decode error (here simply
+  // absent): the second Trace Info (TSTATE 0) closes it, its elements passed on before it.
+  const bytes lost_commit = stream({0x04, 0x0A, 0xF7}) + async() + bytes{0x01, 0x00, 0x04, 0xF6};
+  CHECK(read(regs(0), lost_commit, true).str() == "TI ON TSTART E TI ON N");
+  CHECK(read_runs(regs(0), lost_commit).str() == "TI ON TSTART [E] TI ON [N]");
+  CHECK(read(regs(0), lost_commit, true).errors.empty());
+
+  // (2) A lost Transaction Start: a later Trace Info with TSTATE 1 (INFO 0x40) opens the
+  // transaction (D9.3.2.1 StartTransaction()), so its Transaction Failure drops N.
+  const bytes lost_start = stream({0x04, 0xF7}) + async() +
+                           bytes{0x01, 0x01, 0x40, 0xF6, 0x06, 0x31, 0x70};
+  CHECK(read(regs(0), lost_start, true).str() == "TI ON E TI TFAIL");
+
+  // (3) Legal speculative trace that must not close anything (MAXSPEC 15, COMMTRANS 0):
+  // TSTART, Commit 1 (the transaction is open), E, Transaction Commit (speculative), Trace
+  // Info with TSTATE 0 (after the Commit: no contradiction), Cancel 1 (removes E and the
+  // Transaction Commit after it; keeps the Trace Info, Table D9.2), N, Commit 1, Transaction
+  // Failure (P0), Commit 1: the transaction was still open, N is dropped.
+  const bytes legal = stream({0x04, 0x0A, 0x2D, 0x01, 0xF7, 0x0B, 0x01, 0x00, 0x2E, 0x01, 0xF6,
+                              0x2D, 0x01, 0x06, 0x31, 0x70, 0x2D, 0x01});
+  const read_result got = read(regs(15), legal, true);
+  CHECK(got.errors.empty());
+  CHECK(got.str() == "TI ON TSTART TI TFAIL");
+  CHECK(read_runs(regs(15), legal).str() == "TI ON TSTART TI TFAIL");
+
+  // (4) A Trace Info with TSTATE 1 inside the transaction it restates is held in stream order
+  // with the transaction's elements, not passed on ahead of them.
+  const bytes restated = stream({0x04, 0x0A, 0xF7, 0x01, 0x01, 0x40, 0xF6, 0x0B});
+  CHECK(read(regs(0), restated, true).str() == "TI ON TSTART E TI N TCOMMIT");
+}
+
+TEST_CASE("elements r9: Discard ends the transaction (D9.3.5.1 EndTransaction)") {
+  // MAXSPEC 15: TSTART, Commit 1 (transaction open), E, Transaction Commit (both speculative),
+  // Discard: E and the Transaction Commit go; ProcessDiscard() ends the transaction, so the E
+  // traced after it is not held for an outcome that will never come.
+  const bytes in = stream({0x04, 0x0A, 0x2D, 0x01, 0xF7, 0x0B, 0x00, 0x03, 0xF7, 0x2D, 0x01});
+  CHECK(read(regs(15), in, false).str() == "TI ON TSTART C1 E TCOMMIT DISCARD E C1");
+  CHECK(read(regs(15), in, true).str() == "TI ON TSTART E");
+  CHECK(read_runs(regs(15), in).str() == "TI ON TSTART [E]");
+}
+
+TEST_CASE("elements r9: MAXSPEC beyond what the queue resolves is refused at configuration") {
+  // MAXSPEC is IMPLEMENTATION DEFINED and 32 bits wide (D6.7 I_RKYCD; SPEC fields are 32 bits,
+  // D5.7), so every value is a valid configuration and the packet decoder takes it; the
+  // resolver must hold MAXSPEC uncommitted P0 elements (R_GLQPL) without a heap, so a reader
+  // refuses what its Capacity cannot hold.
+  CHECK(max_resolved_maxspec(resolution_capacity(255)) >= 255);
+  CHECK(max_resolved_maxspec(2048) == 487);
+  CHECK(resolution_capacity(max_resolved_maxspec(2048)) == 2048);
+  CHECK(validate(regs(0xffffffffu)) == error_code::ok);
+  CHECK(element_reader<>(regs(487)).status() == error_code::ok);
+  CHECK(element_reader<>(regs(488)).status() == error_code::unsupported_config);
+  CHECK(element_reader<runtime_config, 8192>(regs(2023)).status() == error_code::ok);
+  CHECK(element_reader<>(registers{}).status() == error_code::invalid_config);
+
+  // Issue 14 D5: 2000 atom bytes with MAXSPEC 0xffffffff. Resolution reports once and decodes
+  // nothing, in both atom forms; stage 1 decodes every atom.
+  bytes in = stream({});
+  for (int i = 0; i < 2000; ++i) in.push_back(0xF7);
+  for (const bool runs : {false, true}) {
+    CAPTURE(runs);
+    auto reader = std::make_unique<element_reader<>>(regs(0xffffffffu));
+    reader->atom_runs(runs);
+    std::vector<element> out;
+    std::vector<diagnostic> errors;
+    for (int k = 0; k < 2; ++k)  // a second call does not report again
+      reader->decode(in.data(), in.size(), [&](const element& e) { out.push_back(e); },
+                     [&](const diagnostic& d) { errors.push_back(d); });
+    CHECK(out.empty());
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0] == diagnostic{error_code::unsupported_config, 0, 0});
+  }
+  const read_result s1 = read(regs(0xffffffffu), in, false);
+  CHECK(s1.errors.empty());
+  CHECK(s1.elements.size() == 2001);  // Trace Info and 2000 atoms, no implied commits
+}
+
+namespace {
+// Resolved elements of `in` with a small queue (MAXSPEC 7: 128 places, 96 usable), one Atom
+// element per atom and atom runs expanded.
+constexpr registers small_queue_regs{0x0801cea1u, 0xd0001088u, 7, 0x47705a13u, 0x1u};
+static_assert(max_resolved_maxspec(128) == 7);
+template <bool Runs>
+read_result read_small(const bytes& in) {
+  read_result res;
+  auto reader = std::make_unique<element_reader<fixed_config<small_queue_regs>, 128>>();
+  reader->atom_runs(Runs);
+  reader->decode(
+      in.data(), in.size(), [&](const element& e) { res.elements.push_back(e); },
+      [&](const diagnostic& d) { res.errors.push_back(d); });
+  if (Runs) res.elements = test::expand_atom_runs(res.elements);
+  return res;
+}
+}  // namespace
+
+TEST_CASE("elements r9: an overflowing queue is reported once per episode, atom runs agree") {
+  // 7 atoms in one packet at 14 (Atom F6 0xC3: six E then E), then 150 Events from 15: with
+  // the atoms, 89 Events fill the 96 places; the 90th (at 104) overflows and the oldest
+  // elements are committed early, reported once; Commit 7 drains the queue; the same again
+  // from 167: a second report at 168 + 89.
+  bytes burst{0xC3};
+  for (int i = 0; i < 150; ++i) burst.push_back(0x71);
+  burst.push_back(0x2D);
+  burst.push_back(0x07);
+  const bytes in = stream({}) + burst + burst;
+  const read_result single = read_small<false>(in), runs = read_small<true>(in);
+  CHECK(errors_of(single) == "resolution_overflow@104 resolution_overflow@257");
+  CHECK(errors_of(runs) == errors_of(single));
+  CHECK(runs.str() == single.str());
+  // Every element is passed on once: 1 Trace Info, 14 atoms, 300 Events.
+  CHECK(single.elements.size() == 315);
+
+  // Random packets (atoms of every format, Events, Commits, Cancels, Mispredicts, Timestamps)
+  // into the small queue: whatever overflows, both forms commit the same.
+  std::mt19937 rng(14);
+  std::size_t overflows = 0;
+  for (int round = 0; round < 300; ++round) {
+    bytes t = stream({});
+    std::uint32_t depth = 0;
+    for (int i = 0; i < 200; ++i) {
+      const unsigned r = rng() % 100;
+      if (r < 45) {
+        const std::uint8_t atoms[] = {0xF6, 0xF7, 0xD9, 0xFB, 0xC0, 0xC5, 0xE3, 0xD3, 0xD5};
+        t.push_back(atoms[rng() % sizeof atoms]);
+        depth = 7;  // (at most MAXSPEC after the implied commits)
+      } else if (r < 80) {  // a burst of Events: they wait behind the uncommitted atoms
+        for (unsigned k = rng() % 120; k > 0; --k) t.push_back(static_cast<std::uint8_t>(0x71 + rng() % 4));
+      } else if (r < 88 && depth) {
+        t.push_back(0x2D);
+        t.push_back(static_cast<std::uint8_t>(1 + rng() % depth));
+        depth = 0;
+      } else if (r < 94 && depth) {
+        t.push_back(0x2E);
+        t.push_back(static_cast<std::uint8_t>(1 + rng() % depth));
+        depth = 0;
+      } else if (r < 97) {
+        t.push_back(0x30);  // Mispredict
+      } else {
+        t.push_back(0x02);  // Timestamp
+        t.push_back(static_cast<std::uint8_t>(rng() & 0x7f));
+      }
+    }
+    const read_result a = read_small<false>(t), b = read_small<true>(t);
+    CAPTURE(round);
+    CHECK(errors_of(a) == errors_of(b));
+    CHECK(a.elements == b.elements);
+    overflows += a.errors.size();
+  }
+  CHECK(overflows > 100);  // the case this test is about happened
+}
+
+TEST_CASE("elements r9: a transaction longer than its queue is reported once, atom runs agree") {
+  // MAXSPEC 0: Transaction Start, 300 atom packets of 1-8 atoms (more than the 1024 places of
+  // the transaction queue), Transaction Commit.
+  bytes in = stream({0x04, 0x0A});
+  std::mt19937 rng(7);
+  const std::uint8_t packets[] = {0xF7, 0xDB, 0xFF, 0xDF, 0xC0, 0xC5};  // 1 to 9 atoms
+  for (int i = 0; i < 400; ++i) in.push_back(packets[rng() % 6]);
+  in.push_back(0x0B);
+  std::size_t atoms = 0;
+  for (const packet& p : test::decode_all(regs(0), in).packets) atoms += p.atom_count;
+  REQUIRE(atoms > 1100);
+  const read_result single = read(regs(0), in, true), runs = read_runs(regs(0), in);
+  REQUIRE(single.errors.size() == 1);
+  CHECK(single.errors[0].code == error_code::resolution_overflow);
+  CHECK(errors_of(runs) == errors_of(single));
+  CHECK(test::expand_atom_runs(runs.elements) == single.elements);
+  CHECK(single.elements.size() == 4 + atoms);  // TI ON TSTART, every atom, TCOMMIT
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <doctest/doctest.h>
 
+#include <tracecodec/ete/format.hpp>
+
 #include <random>
 
 #include "common.hpp"
@@ -445,4 +447,119 @@ TEST_CASE("encoder: every atom packet shape, against the decoder") {
     CHECK(encoded == 64);
     CHECK(refused > 500);
   }
+}
+
+// Issue 14 D6: the zero run of an A-Sync has no architectural bound (D5.4: 11 or more zeros,
+// D9.2.3.1 consumes zeros until the terminator). 2^32 + 5 zeros, streamed from one 1 MiB
+// buffer (no memory), then 0x80: one A-Sync packet whose 64-bit size says how long it is, and
+// the packets after it intact; from a synchronized start (before: bad_async, a 32-bit counter
+// wrapped) and from an unsynchronized one (before: the A-Sync misplaced).
+TEST_CASE("an A-Sync longer than 2^32 bytes, streamed, is one packet of its true size") {
+  const std::vector<std::uint8_t> zeros(1u << 20, 0);
+  const std::uint64_t run = (std::uint64_t{1} << 32) + 5;
+  for (const bool synced : {true, false}) {
+    CAPTURE(synced);
+    decoder<> dec(regs);
+    std::vector<packet> ps;
+    std::vector<diagnostic> es;
+    auto on_packet = [&](const packet& p) { ps.push_back(p); };
+    auto on_error = [&](const diagnostic& d) { es.push_back(d); };
+    std::vector<std::uint8_t> head = synced ? async12() : std::vector<std::uint8_t>{0x55, 0x55, 0x55};
+    if (synced) head.insert(head.end(), {0x01, 0x00, 0xf7});  // Trace Info, Atom E
+    dec.decode_part(head.data(), head.size(), on_packet, on_error);
+    for (std::uint64_t left = run; left != 0;) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, zeros.size()));
+      dec.decode_part(zeros.data(), n, on_packet, on_error);
+      left -= n;
+    }
+    const std::uint8_t tail[] = {0x80, 0x01, 0x00, 0xf6};  // terminator, Trace Info, Atom N
+    dec.decode_part(tail, sizeof tail, on_packet, on_error);
+    dec.decode_end(on_packet, on_error);
+    if (synced) {
+      CHECK(es.empty());
+      REQUIRE(ps.size() == 6);
+      CHECK(ps[3].kind == packet_kind::async);
+      CHECK(ps[3].offset == 15);
+    } else {
+      REQUIRE(es.size() == 1);
+      CHECK(es[0] == diagnostic{error_code::unsynchronized, 0, 3});
+      REQUIRE(ps.size() == 3);
+      CHECK(ps[0].offset == 3);
+    }
+    const packet& a = ps[ps.size() - 3];
+    CHECK(a.kind == packet_kind::async);
+    CHECK(a.size == run + 1);
+    CHECK(ps[ps.size() - 2].kind == packet_kind::trace_info);
+    CHECK(ps[ps.size() - 2].offset == a.offset + run + 1);
+    CHECK(ps.back().kind == packet_kind::atom_f1);
+    CHECK(dec.stats().bytes_skipped == (synced ? 0u : 3u));
+  }
+}
+
+TEST_CASE("a long A-Sync prints its first 16 bytes and its size, whatever the bytes given") {
+  packet a{};
+  a.kind = packet_kind::async;
+  a.offset = 7;
+  a.size = (std::uint64_t{1} << 33) + 1;  // no buffer of that size is read
+  CHECK(format_text(a, nullptr) ==
+        "Idx:7; [0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00 "
+        "... ]; async: 8589934593 bytes");
+  CHECK(format_json(a, 2, nullptr) ==
+        "{\"session\":2,\"offset\":7,\"bytes\":\"00000000000000000000000000000000\",\"packet\":"
+        "\"async\",\"size\":8589934593}");
+  a.size = 12;
+  CHECK(format_json(a, 0, nullptr) ==
+        "{\"session\":0,\"offset\":7,\"bytes\":\"000000000000000000000080\",\"packet\":\"async\"}");
+}
+
+// decode_part()/decode_end() at every chunking give what decode() gives, for packets and for
+// resolved elements (one Atom element per atom and atom runs).
+TEST_CASE("streaming decode_part: any chunking decodes as the whole buffer") {
+  std::vector<std::uint8_t> in = sample();
+  const std::vector<std::uint8_t> s = sample();
+  in.insert(in.end(), s.begin(), s.end());
+  in.push_back(0x9a);  // a packet cut by the end: truncated_packet
+  const decoded whole = decode_all(regs, in);
+  std::mt19937 rng(3);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<std::size_t> cuts;
+    for (std::size_t at = 0; at < in.size();) {
+      at += 1 + rng() % (round < 100 ? 4 : 40);
+      cuts.push_back(std::min(at, in.size()));
+    }
+    decoded got;
+    decoder<> dec(regs);
+    std::size_t from = 0;
+    for (const std::size_t to : cuts) {
+      dec.decode_part(in.data() + from, to - from, [&](const packet& p) { got.packets.push_back(p); },
+                      [&](const diagnostic& d) { got.errors.push_back(d); });
+      from = to;
+    }
+    dec.decode_end([&](const packet& p) { got.packets.push_back(p); },
+                   [&](const diagnostic& d) { got.errors.push_back(d); });
+    CHECK(got.packets == whole.packets);
+    CHECK(got.errors == whole.errors);
+    for (const bool runs : {false, true}) {
+      const read_elements_result want = read_elements(regs, in.data(), in.size(), true, runs);
+      element_reader<> reader(regs);
+      reader.atom_runs(runs);
+      read_elements_result r;
+      from = 0;
+      auto on_element = [&](const element& e) { r.elements.push_back(e); };
+      auto on_error = [&](const diagnostic& d) { r.errors.push_back(d); };
+      for (const std::size_t to : cuts) {
+        // Each chunk is a copy that is gone after the call: the reader keeps what it needs.
+        std::vector<std::uint8_t> chunk(in.begin() + static_cast<std::ptrdiff_t>(from),
+                                        in.begin() + static_cast<std::ptrdiff_t>(to));
+        reader.decode_part(chunk.data(), chunk.size(), on_element, on_error);
+        std::fill(chunk.begin(), chunk.end(), 0x55);
+        from = to;
+      }
+      reader.decode_end(on_element, on_error);
+      CHECK(r.elements == want.elements);
+      CHECK(r.errors == want.errors);
+    }
+  }
+  CHECK(whole.errors.size() == 1);
+  CHECK(whole.errors[0].code == error_code::truncated_packet);
 }

@@ -115,7 +115,7 @@ class resolver {
     q_.clear();
     tx_.clear();
     p0_ = held_ = tx_held_ = unseen_ = mispredicts_ = 0;
-    initialized_ = in_tx_ = starts_in_tx_ = traced_tx_ = false;
+    initialized_ = in_tx_ = traced_tx_ = false;
     overflow_reported_ = tx_overflow_reported_ = false;
   }
   // The Commit elements UpdateSpecDepth implies beyond MAXSPEC (D9.2.18.3) made here, from the
@@ -327,8 +327,7 @@ class resolver {
 
   // Follows the transactional state of the element stream as traced (speculative elements
   // included), as stage 1 does (D9.2.6, D9.2.13, D9.2.15), and marks a Trace Info that
-  // contradicts it. Analysis starts at the first Trace Info, perhaps inside a transaction
-  // (D9.3.2.1).
+  // contradicts it.
   constexpr element note_transaction(const element& e) noexcept {
     element x = e;
     switch (e.kind) {
@@ -336,16 +335,16 @@ class resolver {
       case element_kind::transaction_commit:
       case element_kind::transaction_failure: traced_tx_ = false; break;
       case element_kind::trace_info: {
+        // TSTATE (D6.9.1 R_WJJKK, R_WMKVM) says whether the trace unit has a traced
+        // transaction open. Where the stream so far says otherwise, the Trace Info is marked
+        // and the transaction stage follows TSTATE when it gets there: TSTATE 1 opens a
+        // transaction (analysis that starts inside one, D9.3.2.1; or its Transaction Start was
+        // lost), TSTATE 0 closes one (its Transaction Commit or Failure was lost with damaged
+        // bytes, or trails: R_PCKKS lets the Commit come after the PE's exit).
         const bool t = e.is(element_flag::in_transaction);
-        // D6.9.1 R_WMKVM: TSTATE 0 while the stream has a transaction open: the trace unit
-        // has no traced transaction open any more, so its Transaction Commit or Failure was
-        // lost with damaged bytes, or trails (R_PCKKS lets it come after the PE's exit).
-        if (traced_tx_ && !t) x.flags = static_cast<std::uint8_t>(x.flags | ends_transaction);
+        if (traced_tx_ != t) x.flags = static_cast<std::uint8_t>(x.flags | restates_transaction);
         traced_tx_ = t;
-        if (!initialized_) {
-          initialized_ = true;
-          starts_in_tx_ = t;
-        }
+        initialized_ = true;
         break;
       }
       default: break;
@@ -461,7 +460,7 @@ class resolver {
   constexpr void close_transaction() noexcept {
     tx_.clear();
     tx_held_ = 0;
-    in_tx_ = starts_in_tx_ = tx_overflow_reported_ = false;
+    in_tx_ = tx_overflow_reported_ = false;
   }
   constexpr void open_transaction() noexcept {
     tx_.clear();
@@ -488,7 +487,7 @@ class resolver {
     return flip;
   }
   static constexpr std::uint8_t applied = 0x80;  // internal: Mispredict already applied
-  static constexpr std::uint8_t ends_transaction = 0x40;  // internal: see note_transaction()
+  static constexpr std::uint8_t restates_transaction = 0x40;  // internal: note_transaction()
 
   // D9.4: the transaction stage on the committed stream. A Transaction Start opens a
   // transaction whose elements are held until Transaction Commit (passed on) or Transaction
@@ -549,26 +548,25 @@ class resolver {
         return;
       case element_kind::trace_info: {
         element ti = e;
-        ti.flags = static_cast<std::uint8_t>(ti.flags & ~ends_transaction);
-        if (in_tx_ && e.is(ends_transaction)) {
-          // A Trace Info that says the transaction ended untraced (note_transaction()) closes
-          // it: its elements were traced as executed and are passed on now, before the Trace
-          // Info, in stream order. (The outcome is UNKNOWN; a Transaction Commit that trails
-          // it finds no transaction and is passed on alone.)
+        ti.flags = static_cast<std::uint8_t>(ti.flags & ~restates_transaction);
+        const bool restates = e.is(restates_transaction);
+        const bool t = e.is(element_flag::in_transaction);
+        if (in_tx_ && restates && !t) {
+          // TSTATE 0 (note_transaction()) closes the transaction: its elements were traced as
+          // executed and are passed on now, before the Trace Info, in stream order. (The
+          // outcome is UNKNOWN; a Transaction Commit that trails finds no transaction and is
+          // passed on alone.)
           for (std::size_t i = 0; i < tx_.size(); ++i) out(static_cast<const element&>(tx_[i]));
           close_transaction();
           out(static_cast<const element&>(ti));
           return;
         }
-        if (in_tx_) {  // restates the open transaction: held in stream order with its elements
+        if (in_tx_) {  // held in stream order with the transaction's elements
           hold(ti, out, err);
           return;
         }
         out(static_cast<const element&>(ti));
-        // D9.3.2.1: the Trace Info that starts analysis inside a transaction opens it. Later
-        // ones restate a state that the transaction elements already track.
-        if (starts_in_tx_) open_transaction();
-        starts_in_tx_ = false;
+        if (restates && t) open_transaction();  // D9.3.2.1 StartTransaction()
         return;
       }
       default: break;
@@ -619,7 +617,6 @@ class resolver {
   std::size_t mispredicts_ = 0;  // Mispredict elements stacked and not yet delivered or removed
   bool initialized_ = false;
   bool in_tx_ = false;
-  bool starts_in_tx_ = false;
   bool traced_tx_ = false;  // the traced stream is in a transaction (note_transaction())
   bool implied_ = false;
   bool overflow_reported_ = false;
