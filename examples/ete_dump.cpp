@@ -6,15 +6,23 @@
 //            [--trcidr1 X] [--json]          one raw trace file
 //   ete-dump [--json]                        a demonstration trace built with the encoder
 //
+// Input is read and decoded in 64 KiB chunks (the decoder carries a packet cut by a chunk's
+// end), so memory stays bounded whatever the input's length: an endless input (a device, a
+// pipe) decodes until it ends, like cat.
+//
 // Exit status: 0 on success (decode errors in the trace are printed, not fatal), 1 on I/O
-// errors, 2 on usage errors or an invalid trace unit configuration.
+// errors (reading the input or writing the output), 2 on usage errors or an invalid trace
+// unit configuration.
 
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
+#include <new>
+#include <system_error>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,8 +63,9 @@ const char* const usage_text =
     "  --atom-runs      with --elements: one Atom element per atom packet (\"taken\": \"EEN\")\n"
     "  --help           this text\n"
     "\n"
-    "Exit status: 0 success (decode errors are printed), 1 I/O error, 2 usage error or\n"
-    "invalid trace unit configuration.\n";
+    "Input is decoded in 64 KiB chunks as it is read: an endless FILE decodes until it ends.\n"
+    "Exit status: 0 success (decode errors are printed), 1 I/O error (input or output),\n"
+    "2 usage error or invalid trace unit configuration.\n";
 
 void put_line(const std::string& s) {
   std::fwrite(s.data(), 1, s.size(), stdout);
@@ -78,36 +87,30 @@ std::string describe(const ete::registers& r) {
 bool g_elements = false;  // --elements: print the resolved element stream instead of packets
 bool g_atom_runs = false; // --atom-runs: atom runs instead of one element per atom
 
-// Decodes one buffer as one trace session and prints everything it yields.
-ete::decoder_stats decode_session(const std::uint8_t* data, std::size_t size,
-                                  const ete::registers& regs, std::size_t session, bool json) {
-  if (g_elements) {  // packets -> elements (D9.2) -> speculation resolved (D9.3, D9.4)
-    auto reader = std::make_unique<ete::element_reader<ete::runtime_config>>(regs);
-    reader->atom_runs(g_atom_runs);
-    reader->decode(
-        data, size,
-        [&](const ete::element& e) { put_line(json ? ete::format_json(e, session) : ete::format_text(e)); },
-        [&](const ete::diagnostic& d) { put_line(json ? ete::format_json(d, session) : ete::format_text(d)); });
-    if (!json && reader->resolution().unresolved())
-      put_line("# " + std::to_string(reader->resolution().unresolved()) +
-               " speculative P0 elements still unresolved at the end of the trace");
-    return reader->packets().stats();
-  }
-  ete::decoder<ete::runtime_config> dec(regs);
-  dec.decode(
-      data, size,
-      [&](const ete::packet& p) {
-        // The decoder reports offsets within this buffer; guard anyway so a bad offset can
-        // never read out of bounds.
-        const bool inside = p.offset <= size && p.size <= size - p.offset;
-        const std::uint8_t* bytes = inside ? data + p.offset : nullptr;
-        put_line(json ? ete::format_json(p, session, bytes) : ete::format_text(p, bytes));
-      },
-      [&](const ete::diagnostic& d) {
-        put_line(json ? ete::format_json(d, session) : ete::format_text(d));
-      });
-  return dec.stats();
+// Output lines for a packet, an element or a diagnostic of session `session`.
+void print_packet(const ete::packet& p, std::size_t session, const std::uint8_t* bytes, bool json) {
+  put_line(json ? ete::format_json(p, session, bytes) : ete::format_text(p, bytes));
 }
+void print_diagnostic(const ete::diagnostic& d, std::size_t session, bool json) {
+  put_line(json ? ete::format_json(d, session) : ete::format_text(d));
+}
+
+// Decodes one buffer held in memory as one trace session (the demonstration's elements).
+ete::decoder_stats decode_elements(const std::uint8_t* data, std::size_t size,
+                                   const ete::registers& regs, std::size_t session, bool json) {
+  auto reader = std::make_unique<ete::element_reader<ete::runtime_config>>(regs);
+  reader->atom_runs(g_atom_runs);
+  reader->decode(
+      data, size,
+      [&](const ete::element& e) { put_line(json ? ete::format_json(e, session) : ete::format_text(e)); },
+      [&](const ete::diagnostic& d) { print_diagnostic(d, session, json); });
+  if (!json && reader->resolution().unresolved())
+    put_line("# " + std::to_string(reader->resolution().unresolved()) +
+             " speculative P0 elements still unresolved at the end of the trace");
+  return reader->packets().stats();
+}
+
+bool output_failed() { return std::ferror(stdout) != 0; }
 
 void print_summary(std::size_t session, const ete::decoder_stats& st) {
   char buf[160];
@@ -118,18 +121,6 @@ void print_summary(std::size_t session, const ete::decoder_stats& st) {
   put_line(buf);
 }
 
-bool read_file(const std::string& path, std::vector<std::uint8_t>& out) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
-  out.clear();
-  std::uint8_t chunk[65536];
-  std::size_t n;
-  while ((n = std::fread(chunk, 1, sizeof chunk, f)) != 0) out.insert(out.end(), chunk, chunk + n);
-  const bool ok = !std::ferror(f);
-  std::fclose(f);
-  return ok;
-}
-
 int finish_output(int status) {
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     std::fputs("ete-dump: error writing output\n", stderr);
@@ -138,9 +129,173 @@ int finish_output(int status) {
   return status;
 }
 
+// Reads a file in chunks and decodes it as one trace session, printing as it goes.
+//
+// The formatter prints each packet's raw bytes, but a packet may begin in an earlier chunk
+// (the decoder carries its first bytes over). So each chunk is read in behind the last
+// `tail_size` bytes of the ones before it: every packet but an A-Sync (at most
+// ete::max_packet_size bytes) lies inside that window. The formatter never reads an A-Sync's
+// bytes (zeros, then 0x80: it rebuilds them from the size), whose zero run has no bound.
+class session_reader {
+ public:
+  enum class result { ok, read_error, write_error };
+
+  session_reader(const ete::registers& regs, std::size_t session, bool json)
+      : regs_(regs), session_(session), json_(json) {}
+
+  // Reads the first chunk, so that a file that cannot be read fails before any output.
+  // False on a read error (read_errno() says why).
+  bool read_first(std::FILE* f) { return read_chunk(f); }
+
+  // Decodes the chunk read_first() read and everything after it in f.
+  result run(std::FILE* f) {
+    std::unique_ptr<ete::decoder<ete::runtime_config>> dec;
+    std::unique_ptr<ete::element_reader<ete::runtime_config>> reader;
+    if (g_elements) {  // packets -> elements (D9.2) -> speculation resolved (D9.3, D9.4)
+      reader = std::make_unique<ete::element_reader<ete::runtime_config>>(regs_);
+      reader->atom_runs(g_atom_runs);
+    } else {
+      dec = std::make_unique<ete::decoder<ete::runtime_config>>(regs_);
+    }
+    auto on_packet = [&](const ete::packet& p) { print_packet(p, session_, bytes_of(p), json_); };
+    auto on_element = [&](const ete::element& e) {
+      put_line(json_ ? ete::format_json(e, session_) : ete::format_text(e));
+    };
+    auto on_error = [&](const ete::diagnostic& d) { print_diagnostic(d, session_, json_); };
+
+    while (chunk_ != 0) {
+      if (reader)
+        reader->decode_part(window_.data() + tail_, chunk_, on_element, on_error);
+      else
+        dec->decode_part(window_.data() + tail_, chunk_, on_packet, on_error);
+      keep_tail();
+      // A write error (a full disk, say) ends the decode: an endless input never would.
+      if (output_failed()) return result::write_error;
+      if (!read_chunk(f)) return result::read_error;
+    }
+    if (reader) {
+      reader->decode_end(on_element, on_error);
+      stats_ = reader->packets().stats();
+      if (!json_ && reader->resolution().unresolved())
+        put_line("# " + std::to_string(reader->resolution().unresolved()) +
+                 " speculative P0 elements still unresolved at the end of the trace");
+    } else {
+      dec->decode_end(on_packet, on_error);
+      stats_ = dec->stats();
+    }
+    return output_failed() ? result::write_error : result::ok;
+  }
+
+  const ete::decoder_stats& stats() const { return stats_; }
+  int read_errno() const { return read_errno_; }
+
+ private:
+  static constexpr std::size_t chunk_size = 65536;
+  static constexpr std::size_t tail_size = 64;
+  static_assert(tail_size >= ete::max_packet_size, "a packet must fit in the tail");
+
+  // Reads the next chunk behind the tail; chunk_ = 0 at the end of the file. False on error.
+  bool read_chunk(std::FILE* f) {
+    errno = 0;
+    chunk_ = std::fread(window_.data() + tail_, 1, chunk_size, f);
+    read_errno_ = errno;
+    return chunk_ != 0 || !std::ferror(f);
+  }
+
+  // After decoding a chunk: its last bytes (with the tail's) become the tail of the next.
+  void keep_tail() {
+    const std::size_t have = tail_ + chunk_;
+    const std::size_t keep = have < tail_size ? have : tail_size;
+    std::memmove(window_.data(), window_.data() + have - keep, keep);
+    pos_ += chunk_;
+    tail_ = keep;
+    chunk_ = 0;
+  }
+
+  // The raw bytes of p, which the decoder has just completed: in the window (the tail and the
+  // chunk being decoded). Null for an A-Sync longer than that, which needs none.
+  const std::uint8_t* bytes_of(const ete::packet& p) const {
+    const std::uint64_t start = pos_ - tail_;  // session offset of window_[0]
+    const std::uint64_t end = pos_ + chunk_;   // one past the chunk being decoded
+    if (p.offset >= start && p.offset <= end && p.size <= end - p.offset)
+      return window_.data() + (p.offset - start);
+    return nullptr;
+  }
+
+  ete::registers regs_;
+  std::size_t session_;
+  bool json_;
+  std::vector<std::uint8_t> window_ = std::vector<std::uint8_t>(tail_size + chunk_size);
+  std::size_t tail_ = 0;   // bytes of earlier chunks at the front of window_
+  std::size_t chunk_ = 0;  // bytes of the chunk behind them
+  std::uint64_t pos_ = 0;  // session offset of the chunk at window_[tail_]
+  int read_errno_ = 0;
+  ete::decoder_stats stats_{};
+};
+
+// Why reading failed: errno's text, or a generic reason when the library set no errno.
+std::string reason(int e) { return e != 0 ? std::strerror(e) : "read error"; }
+
+// "N bytes" for a regular file; a device or a pipe has no size until it ends.
+std::string size_text(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) {
+    const std::uintmax_t n = std::filesystem::file_size(path, ec);
+    if (!ec) return std::to_string(n) + " bytes";
+  }
+  return "size unknown (not a regular file)";
+}
+
+// Decodes the file at `path` as session `session`. `header` is printed (text output) once the
+// first chunk has been read, so that a file that cannot be read fails before it. `what` names
+// the file in messages. Returns exit_ok or exit_io.
+int stream_session(const std::string& path, const char* what, const std::string& header,
+                   const ete::registers& regs, std::size_t session, bool json) {
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    std::fprintf(stderr, "ete-dump: cannot read %s%s: %s\n", what, path.c_str(), reason(errno).c_str());
+    return exit_io;
+  }
+  session_reader r(regs, session, json);
+  session_reader::result res = session_reader::result::read_error;
+  if (r.read_first(f)) {  // EISDIR for a directory
+    if (!json) put_line(header);
+    res = r.run(f);
+  }
+  std::fclose(f);
+  if (res == session_reader::result::read_error) {
+    std::fprintf(stderr, "ete-dump: cannot read %s%s: %s\n", what, path.c_str(),
+                 reason(r.read_errno()).c_str());
+    return exit_io;
+  }
+  if (res == session_reader::result::write_error) return exit_io;  // finish_output says so
+  if (!json) print_summary(session, r.stats());
+  return exit_ok;
+}
+
+// Why these registers cannot be decoded as asked, or "": registers no ETE unit has, or (with
+// --elements) a MAXSPEC beyond what the run-time element reader resolves. MAXSPEC may be any
+// 32-bit value (D6.7 I_RKYCD), and the packet decoder takes every one; the resolver holds
+// MAXSPEC uncommitted P0 elements in a fixed queue, so it is refused here, before any output,
+// rather than reported as the session's only diagnostic.
+std::string config_error(const ete::registers& regs) {
+  const ete::error_code valid = ete::validate(regs);
+  if (valid != ete::error_code::ok) return ete::error_message(valid);
+  constexpr std::uint32_t most =
+      ete::max_resolved_maxspec(ete::default_resolution_capacity<ete::runtime_config>());
+  const std::uint32_t maxspec = ete::config::from(regs).maxspec;
+  if (g_elements && maxspec > most)
+    return "TRCIDR8.MAXSPEC " + std::to_string(maxspec) + " is more than --elements resolves (at most " +
+           std::to_string(most) + "; packets decode for every MAXSPEC)";
+  return {};
+}
+
 // --snapshot DIR
 int run_snapshot(const std::string& dir, bool json) {
-  const ete::snapshot::loaded snap = ete::snapshot::load(dir);
+  ete::snapshot::load_options opt;
+  opt.read_data = false;  // each buffer is streamed from its file
+  const ete::snapshot::loaded snap = ete::snapshot::load(dir, opt);
   if (!snap.error.empty()) {
     std::fprintf(stderr, "ete-dump: %s\n", snap.error.c_str());
     return exit_io;
@@ -148,39 +303,30 @@ int run_snapshot(const std::string& dir, bool json) {
   int status = exit_ok;
   for (std::size_t i = 0; i < snap.buffers.size(); ++i) {
     const ete::snapshot::buffer& b = snap.buffers[i];
-    const ete::error_code valid = ete::validate(b.regs);
-    if (valid != ete::error_code::ok) {
+    const std::string invalid = config_error(b.regs);
+    if (!invalid.empty()) {
       std::fprintf(stderr, "ete-dump: session %zu (%s, source %s): %s\n", i, b.name.c_str(),
-                   b.source.c_str(), ete::error_message(valid));
+                   b.source.c_str(), invalid.c_str());
       status = exit_usage;  // the decoder reports it too, as the session's only diagnostic
     }
-    if (!json)
-      put_line("# session " + std::to_string(i) + ": " + b.name + " (" + b.file + ") from " +
-               b.source + ", " + std::to_string(b.data.size()) + " bytes, " + describe(b.regs));
-    const ete::decoder_stats st = decode_session(b.data.data(), b.data.size(), b.regs, i, json);
-    if (!json) print_summary(i, st);
+    const std::string header = "# session " + std::to_string(i) + ": " + b.name + " (" + b.file +
+                               ") from " + b.source + ", " + size_text(b.path) + ", " +
+                               describe(b.regs);
+    const int s = stream_session(b.path, "trace buffer ", header, b.regs, i, json);
+    if (s != exit_ok) return finish_output(s);
   }
   return finish_output(status);
 }
 
 // FILE --trcidr0 ...
 int run_file(const std::string& path, const ete::registers& regs, bool json) {
-  const ete::error_code valid = ete::validate(regs);
-  if (valid != ete::error_code::ok) {
-    std::fprintf(stderr, "ete-dump: %s: %s\n", ete::error_message(valid), describe(regs).c_str());
+  const std::string invalid = config_error(regs);
+  if (!invalid.empty()) {
+    std::fprintf(stderr, "ete-dump: %s: %s\n", invalid.c_str(), describe(regs).c_str());
     return exit_usage;
   }
-  std::vector<std::uint8_t> data;
-  if (!read_file(path, data)) {
-    std::fprintf(stderr, "ete-dump: cannot read %s: %s\n", path.c_str(), std::strerror(errno));
-    return exit_io;
-  }
-  if (!json)
-    put_line("# session 0: " + path + ", " + std::to_string(data.size()) + " bytes, " +
-             describe(regs));
-  const ete::decoder_stats st = decode_session(data.data(), data.size(), regs, 0, json);
-  if (!json) print_summary(0, st);
-  return finish_output(exit_ok);
+  const std::string header = "# session 0: " + path + ", " + size_text(path) + ", " + describe(regs);
+  return finish_output(stream_session(path, "", header, regs, 0, json));
 }
 
 // The demonstration: a short trace as an ETE 1.1 trace unit with Timestamp Markers would
@@ -298,7 +444,7 @@ int run_demo(bool json) {
              std::to_string(trace.size()) + " bytes), " + describe(regs));
 
   if (g_elements) {  // the demonstration trace as resolved elements
-    decode_session(trace.data(), trace.size(), regs, 0, json);
+    decode_elements(trace.data(), trace.size(), regs, 0, json);
     return finish_output(0);
   }
   // Decode and print, checking that what comes back is what went in.
@@ -350,7 +496,7 @@ int usage_error(const char* fmt, const char* arg) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run_main(int argc, char** argv) {
   bool json = false;
   std::string snapshot_dir, file;
   bool have_snapshot = false, have_file = false;
@@ -418,6 +564,7 @@ int main(int argc, char** argv) {
       if (name != o.name) continue;
       matched = true;
       if (!take_value()) return usage_error("%s needs a value", o.name);
+      if (o.seen) return usage_error("%s given twice", o.name);  // not silently the last one
       std::uint32_t v = 0;
       if (!ete::snapshot::parse_u32(value, v))
         return usage_error("bad register value for %s (use 0x-prefixed hex or decimal)", o.name);
@@ -432,6 +579,8 @@ int main(int argc, char** argv) {
     have_file = true;
   }
 
+  if (g_atom_runs && !g_elements)  // packets have no atom runs to choose: say so
+    return usage_error("%s only applies with --elements", "--atom-runs");
   if (have_snapshot) {
     if (have_file || any_reg)
       return usage_error("%s takes no trace file or register options", "--snapshot");
@@ -444,4 +593,14 @@ int main(int argc, char** argv) {
   }
   if (any_reg) return usage_error("%s", "register options need a trace FILE");
   return run_demo(json);
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::bad_alloc&) {  // fail with a message, never abort
+    std::fflush(stdout);
+    std::fputs("ete-dump: out of memory\n", stderr);
+    return exit_io;
+  }
 }

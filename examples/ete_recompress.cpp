@@ -2,40 +2,87 @@
 // ete-recompress --snapshot DIR: decodes each trace buffer to resolved elements, re-encodes them
 // with the element compressor, decodes the result again, and prints one JSON line per buffer:
 // {"session":i,"input_bytes":N,"output_bytes":M,"elements_equal":true|false}.
+//
+// It needs each buffer whole in memory (with every element of it, twice), so it refuses a
+// buffer larger than max_buffer_bytes instead of reading an endless one until memory runs out.
+//
+// Exit status: 0 every session's elements came back equal, 1 an I/O error (a snapshot or buffer
+// that cannot be read or is too large, output that cannot be written), out of memory, or a
+// session whose elements differ, 2 a usage error or an invalid trace unit configuration.
+#include <tracecodec/ete/config.hpp>
+#include <tracecodec/ete/error.hpp>
 #include <tracecodec/ete/recompress.hpp>
 #include <tracecodec/ete/snapshot.hpp>
 
+#include <cstdint>
 #include <cstdio>
-#include <cstring>
+#include <new>
 #include <string>
+#include <string_view>
 
 using namespace tracecodec::ete;
 
-int main(int argc, char** argv) {
-  std::string dir;
-  bool verbose = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--snapshot") && i + 1 < argc) {
-      dir = argv[++i];
-    } else if (!std::strcmp(argv[i], "--verbose")) {
-      verbose = true;
-    } else {
-      dir.clear();
-      break;
-    }
+namespace {
+
+constexpr int exit_ok = 0;
+constexpr int exit_io = 1;
+constexpr int exit_usage = 2;
+
+constexpr std::uint64_t max_buffer_bytes = std::uint64_t{256} << 20;  // 256 MiB
+
+const char* const usage_text =
+    "usage: ete-recompress --snapshot DIR [--verbose]\n"
+    "\n"
+    "Decodes each trace buffer of an OpenCSD snapshot (format=source_data) to resolved\n"
+    "elements, re-encodes them with the element compressor, decodes the result again and\n"
+    "prints one JSON line per buffer:\n"
+    "  {\"session\":i,\"input_bytes\":N,\"output_bytes\":M,\"elements_equal\":true|false}\n"
+    "\n"
+    "  --snapshot DIR   the snapshot; each buffer is one session, at most 256 MiB\n"
+    "  --verbose        on stderr, where the elements of a session differ\n"
+    "  --help           this text\n"
+    "\n"
+    "Exit status: 0 every session's elements are equal, 1 I/O error (a buffer over 256 MiB,\n"
+    "out of memory) or elements that differ, 2 usage error or invalid trace unit\n"
+    "configuration.\n";
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "ete-recompress: %s\nrun 'ete-recompress --help' for usage\n",
+               message.c_str());
+  return exit_usage;
+}
+
+int finish_output(int status) {
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fputs("ete-recompress: error writing output\n", stderr);
+    return exit_io;
   }
-  if (dir.empty()) {
-    std::fprintf(stderr, "usage: ete-recompress --snapshot DIR [--verbose]\n");
-    return 2;
-  }
-  const auto snap = snapshot::load(dir);
+  return status;
+}
+
+int run(const std::string& dir, bool verbose) {
+  snapshot::load_options opt;
+  opt.max_data_size = max_buffer_bytes;  // reads at most this + 1 bytes of a buffer
+  const auto snap = snapshot::load(dir, opt);
   if (!snap.error.empty()) {
     std::fprintf(stderr, "ete-recompress: %s\n", snap.error.c_str());
-    return 1;
+    return exit_io;
   }
-  int status = 0;
+  int status = exit_ok;
   for (std::size_t s = 0; s < snap.buffers.size(); ++s) {
     const auto& buf = snap.buffers[s];
+    // Say why instead of reporting the reader's invalid_config or unsupported_config (a
+    // MAXSPEC beyond its resolution queue) as elements_equal:false.
+    error_code valid = validate(buf.regs);
+    if (valid == error_code::ok &&
+        config::from(buf.regs).maxspec > max_resolved_maxspec(default_resolution_capacity<runtime_config>()))
+      valid = error_code::unsupported_config;
+    if (valid != error_code::ok) {
+      std::fprintf(stderr, "ete-recompress: session %zu (%s, source %s): %s\n", s, buf.name.c_str(),
+                   buf.source.c_str(), error_message(valid));
+      status = exit_usage;
+      continue;
+    }
     const recompressed r = recompress(buf.regs, buf.data);
     std::printf("{\"session\":%zu,\"input_bytes\":%zu,\"output_bytes\":%zu,\"elements_equal\":%s}\n", s,
                 buf.data.size(), r.bytes.size(), r.elements_equal ? "true" : "false");
@@ -43,7 +90,46 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "  %zu vs %zu elements, %zu/%zu decode errors, encoder: %s, first difference at %zu\n",
                    r.before.elements.size(), r.after.elements.size(), r.before.errors, r.after.errors,
                    error_name(r.error), r.first_difference);
-    if (!r.elements_equal) status = 1;
+    if (!r.elements_equal && status == exit_ok) status = exit_io;
   }
-  return status;
+  return finish_output(status);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir;
+  bool have_dir = false, verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(usage_text, stdout);
+      return finish_output(exit_ok);
+    }
+    if (arg == "--verbose") {
+      verbose = true;
+      continue;
+    }
+    if (arg == "--snapshot" || arg.substr(0, 11) == "--snapshot=") {
+      if (have_dir) return usage_error("--snapshot given twice");  // not silently the last one
+      if (arg.size() > 10) {
+        dir = std::string(arg.substr(11));
+      } else {
+        if (i + 1 >= argc) return usage_error("--snapshot needs a directory");
+        dir = argv[++i];
+      }
+      have_dir = true;
+      continue;
+    }
+    if (arg.size() > 1 && arg[0] == '-') return usage_error("unknown option " + std::string(arg));
+    return usage_error("unexpected argument " + std::string(arg));
+  }
+  if (!have_dir || dir.empty()) return usage_error("--snapshot DIR is required");
+  try {
+    return run(dir, verbose);
+  } catch (const std::bad_alloc&) {  // the elements of a large buffer did not fit in memory
+    std::fflush(stdout);
+    std::fputs("ete-recompress: out of memory\n", stderr);
+    return exit_io;
+  }
 }

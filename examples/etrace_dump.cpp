@@ -5,14 +5,19 @@
 //   etrace-dump FILE [parameter options] [encapsulation options] [--json]
 //   etrace-dump [options]          a demonstration trace made by the encoder
 //
+// The input is read and decoded in 64 KiB chunks, so memory stays bounded whatever its length:
+// an endless input (a device, a pipe) decodes until it ends, like cat.
+//
 // Exit status: 0 on success (decode errors in the trace are printed, not fatal), 1 on I/O
-// errors, 2 on usage errors or invalid parameters.
+// errors (reading the input or writing the output), 2 on usage errors or invalid parameters.
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,11 +58,13 @@ const char* const usage_text =
     "  --recovery none|zero-run|blocks [none]    --zero-run-log2 N [5]   --block-size M [1024]\n"
     "  --unsynchronized             the file does not begin at a packet boundary\n"
     "output:\n"
-    "  --json                       JSON Lines: one object per packet or error\n"
+    "  --json                       JSON Lines: one object per packet, error or run of\n"
+    "                               skipped bytes\n"
     "  --help                       this text\n"
     "\n"
-    "Exit status: 0 success (decode errors are printed), 1 I/O error, 2 usage error or\n"
-    "invalid parameters.\n";
+    "The input is decoded in 64 KiB chunks as it is read: an endless FILE decodes until it\n"
+    "ends. Exit status: 0 success (decode errors are printed), 1 I/O error (input or\n"
+    "output), 2 usage error or invalid parameters.\n";
 
 void put_line(const std::string& s) {
   std::fwrite(s.data(), 1, s.size(), stdout);
@@ -91,14 +98,51 @@ bool parse_number(std::string_view s, std::uint64_t& out) {
   return true;
 }
 
-bool read_all(std::FILE* f, std::vector<std::uint8_t>& out) {
-  std::uint8_t buf[65536];
-  for (;;) {
-    const std::size_t n = std::fread(buf, 1, sizeof buf, f);
-    out.insert(out.end(), buf, buf + n);
-    if (n < sizeof buf) return !std::ferror(f);
+int finish_output(int status) {
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fputs("etrace-dump: error writing output\n", stderr);
+    return exit_io;
   }
+  return status;
 }
+
+// JSON Lines: bytes the decoder skipped while it looked for a packet boundary (a recovery
+// scheme, after an error or with --unsynchronized) appear in no packet or error object, so
+// they get their own: {"offset":O,"skipped":N,"reason":"unsynchronized"|"recovery"}. The
+// decoder counts them in stats().bytes_skipped, with the bytes of failed packets (which the
+// error object's length covers). Between two objects they form one run: the decoder is out
+// of step from the end of the last object (or offset 0) until the first byte it resumes at.
+class skip_reporter {
+ public:
+  explicit skip_reporter(bool unsynchronized_start) : unsynchronized_(unsynchronized_start) {}
+
+  // Before printing a packet or error, and at the end: the run skipped since the last one,
+  // given the decoder's bytes_skipped without the bytes of that packet or error.
+  void flush(std::uint64_t bytes_skipped) {
+    const std::uint64_t skipped = bytes_skipped - counted_;
+    if (skipped == 0) return;
+    counted_ = bytes_skipped;
+    put_line("{\"offset\":" + std::to_string(resume_) + ",\"skipped\":" + std::to_string(skipped) +
+             ",\"reason\":\"" + (unsynchronized_ ? "unsynchronized" : "recovery") + "\"}");
+  }
+  // After a packet or error object: where the decoder goes on, and what it has counted.
+  void packet(const et::packet& p, const et::decoder_stats& st) {
+    done(p.offset + p.size, st.bytes_skipped);
+  }
+  void error(const et::diagnostic& d, const et::decoder_stats& st) {
+    done(d.offset + d.length, st.bytes_skipped);
+  }
+
+ private:
+  void done(std::uint64_t end, std::uint64_t counted) {
+    resume_ = end;
+    counted_ = counted;
+    unsynchronized_ = false;
+  }
+  bool unsynchronized_;
+  std::uint64_t resume_ = 0;   // offset after the last object
+  std::uint64_t counted_ = 0;  // bytes_skipped accounted for so far
+};
 
 // A short trace of every layout the parameters enable, made by the encoder.
 std::vector<std::uint8_t> demonstration(const et::runtime_config& cfg, const et::encapsulation& enc,
@@ -181,7 +225,7 @@ std::vector<std::uint8_t> demonstration(const et::runtime_config& cfg, const et:
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run_main(int argc, char** argv) {
   et::parameters prm{};
   et::encapsulation enc{};
   et::decoder_options opt{};
@@ -222,11 +266,23 @@ int main(int argc, char** argv) {
       {"--implicit-exception", &opt.mode.implicit_exception},
   };
 
+  // Every option that takes a value, so that an unknown option is reported as unknown.
+  auto takes_value = [&](std::string_view name) {
+    for (const numeric_option& o : numeric)
+      if (name == o.name) return true;
+    for (const flag_option& o : flags)
+      if (name == o.name) return true;
+    return name == "--implicit-exception-ioption" || name == "--transport" ||
+           name == "--recovery" || name == "--block-size";
+  };
+  std::vector<std::string_view> given;  // value options seen: one of each
+  bool index_width_given = false;
+
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       std::fputs(usage_text, stdout);
-      return exit_ok;
+      return finish_output(exit_ok);
     }
     if (arg == "--json") {
       json = true;
@@ -236,10 +292,13 @@ int main(int argc, char** argv) {
       opt.synchronized_at_start = false;
       continue;
     }
-    if (arg.size() > 2 && arg.substr(0, 2) == "--") {
+    if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
+      if (!takes_value(arg)) return usage_error("unknown option " + std::string(arg));
       if (i + 1 >= argc) return usage_error(std::string(arg) + " needs a value");
+      for (const std::string_view g : given)
+        if (g == arg) return usage_error(std::string(arg) + " given twice");  // not the last one silently
+      given.push_back(arg);
       const std::string_view value = argv[++i];
-      bool done = false;
       for (const numeric_option& o : numeric) {
         if (arg != o.name) continue;
         std::uint64_t v = 0;
@@ -248,7 +307,7 @@ int main(int argc, char** argv) {
         *o.target = static_cast<std::uint8_t>(v);
         if (arg == "--time-width" && !notime_given) prm.notime_p = false;
         if (arg == "--context-width" && !nocontext_given) prm.nocontext_p = false;
-        done = true;
+        if (arg == "--index-width") index_width_given = v != 0;
       }
       for (const flag_option& o : flags) {
         if (arg != o.name) continue;
@@ -256,38 +315,36 @@ int main(int argc, char** argv) {
         *o.target = value == "1";
         if (arg == "--notime") notime_given = true;
         if (arg == "--nocontext") nocontext_given = true;
-        done = true;
       }
       if (arg == "--implicit-exception-ioption") {
         std::uint64_t v = 0;
         if (value == "none") prm.implicit_exception_ioption = et::no_ioption;
         else if (parse_number(value, v) && v < 64) prm.implicit_exception_ioption = static_cast<std::uint8_t>(v);
         else return usage_error("--implicit-exception-ioption takes a bit number or none");
-        done = true;
       } else if (arg == "--transport") {
         if (value == "siemens") enc.transport = et::transport::siemens;
         else if (value == "atb") enc.transport = et::transport::atb;
         else return usage_error("--transport takes siemens or atb");
-        done = true;
       } else if (arg == "--recovery") {
         if (value == "none") enc.recovery = et::boundary_recovery::none;
         else if (value == "zero-run") enc.recovery = et::boundary_recovery::zero_run;
         else if (value == "blocks") enc.recovery = et::boundary_recovery::blocks;
         else return usage_error("--recovery takes none, zero-run or blocks");
-        done = true;
       } else if (arg == "--block-size") {
         std::uint64_t v = 0;
         if (!parse_number(value, v) || v == 0 || v > 0xffffffffu) return usage_error("--block-size takes 1..2^32-1");
         enc.block_size = static_cast<std::uint32_t>(v);
-        done = true;
       }
-      if (!done) return usage_error("unknown option " + std::string(arg));
       continue;
     }
     if (have_file) return usage_error("more than one trace file given (" + std::string(arg) + ")");
     have_file = true;
     file = std::string(arg);
   }
+  // The ATB-style header has no index field (encapsulation.hpp: index bytes only for Siemens):
+  // an index width would be ignored without a word.
+  if (index_width_given && enc.transport == et::transport::atb)
+    return usage_error("--index-width applies to the Siemens transport only (the ATB header has no index field)");
 
   const et::runtime_config cfg(prm);
   if (cfg.status() != et::error_code::ok) {
@@ -304,50 +361,99 @@ int main(int argc, char** argv) {
     return exit_usage;
   }
 
-  std::vector<std::uint8_t> data;
+  // The input: the demonstration trace in memory, or the file read a chunk at a time.
+  std::vector<std::uint8_t> demo;
+  std::FILE* f = nullptr;
   if (!have_file) {
-    data = demonstration(cfg, enc, opt.mode);
+    demo = demonstration(cfg, enc, opt.mode);
   } else {
-    std::FILE* f = file == "-" ? stdin : std::fopen(file.c_str(), "rb");
+    errno = 0;
+    f = file == "-" ? stdin : std::fopen(file.c_str(), "rb");
     if (f == nullptr) {
       std::fprintf(stderr, "etrace-dump: cannot open %s: %s\n", file.c_str(), std::strerror(errno));
       return exit_io;
     }
-    const bool ok = read_all(f, data);
-    if (f != stdin) std::fclose(f);
-    if (!ok) {
-      std::fprintf(stderr, "etrace-dump: cannot read %s\n", file.c_str());
-      return exit_io;
-    }
   }
+  constexpr std::size_t chunk = 65536;
+  std::vector<std::uint8_t> buf(have_file ? chunk : 0);
+  std::size_t fed = 0;  // demonstration bytes fed so far
+  // The next chunk into the decoder, or finish() at the end of the input. False on a read error.
+  auto feed_next = [&](et::stream_decoder<>& dec) -> bool {
+    if (!have_file) {
+      const std::size_t n = demo.size() - fed < chunk ? demo.size() - fed : chunk;
+      dec.feed(demo.data() + fed, n);
+      fed += n;
+      if (fed == demo.size()) dec.finish();
+      return true;
+    }
+    errno = 0;
+    const std::size_t n = std::fread(buf.data(), 1, buf.size(), f);
+    if (n == 0) {
+      if (std::ferror(f)) return false;
+      dec.finish();
+      return true;
+    }
+    dec.feed(buf.data(), n);
+    return true;
+  };
 
   et::stream_decoder<> dec(cfg, enc, opt);
+  skip_reporter skips(!opt.synchronized_at_start);
   et::packet p{};
-  constexpr std::size_t chunk = 65536;
-  std::size_t fed = 0;
+  int status = exit_ok;
   for (;;) {
     const et::decode_status s = dec.next(p);
     if (s == et::decode_status::packet) {
+      if (json) {
+        skips.flush(dec.stats().bytes_skipped);
+        skips.packet(p, dec.stats());
+      }
       put_line(json ? et::format_json(p, cfg.widths(), enc) : et::format_text(p, cfg.widths(), enc));
     } else if (s == et::decode_status::error) {
-      put_line(json ? et::format_json(dec.last_diagnostic()) : et::format_text(dec.last_diagnostic()));
+      const et::diagnostic& d = dec.last_diagnostic();
+      if (json) {  // the error's own bytes are its length; those before it were skipped
+        skips.flush(dec.stats().bytes_skipped - d.length);
+        skips.error(d, dec.stats());
+      }
+      put_line(json ? et::format_json(d) : et::format_text(d));
     } else if (s == et::decode_status::need_input) {
-      const std::size_t n = data.size() - fed < chunk ? data.size() - fed : chunk;
-      dec.feed(data.data() + fed, n);
-      fed += n;
-      if (fed == data.size()) dec.finish();
+      // A write error (a full disk, say) ends the decode: an endless input never would.
+      if (std::ferror(stdout)) break;
+      if (!feed_next(dec)) {
+        const int e = errno;
+        std::fflush(stdout);
+        std::fprintf(stderr, "etrace-dump: cannot read %s: %s\n", file.c_str(),
+                     e != 0 ? std::strerror(e) : "read error");
+        status = exit_io;
+        break;
+      }
     } else {
       break;
     }
   }
-  if (!json) {
-    const et::decoder_stats& st = dec.stats();
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "# %llu packets, %llu errors, %llu bytes skipped, %llu idle bytes",
-                  static_cast<unsigned long long>(st.packets), static_cast<unsigned long long>(st.errors),
-                  static_cast<unsigned long long>(st.bytes_skipped),
-                  static_cast<unsigned long long>(st.idle_bytes));
-    put_line(buf);
+  if (f != nullptr && f != stdin) std::fclose(f);
+  if (status == exit_ok) {
+    if (json) {
+      skips.flush(dec.stats().bytes_skipped);
+    } else {
+      const et::decoder_stats& st = dec.stats();
+      char line[200];
+      std::snprintf(line, sizeof line, "# %llu packets, %llu errors, %llu bytes skipped, %llu idle bytes",
+                    static_cast<unsigned long long>(st.packets), static_cast<unsigned long long>(st.errors),
+                    static_cast<unsigned long long>(st.bytes_skipped),
+                    static_cast<unsigned long long>(st.idle_bytes));
+      put_line(line);
+    }
   }
-  return exit_ok;
+  return finish_output(status);
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::bad_alloc&) {  // fail with a message, never abort
+    std::fflush(stdout);
+    std::fputs("etrace-dump: out of memory\n", stderr);
+    return exit_io;
+  }
 }

@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Checks etrace-dump: JSON keys and values for hand-built packets (bytes from the spec tables,
-see test_spec_vectors.cpp), text output, errors with offsets, usage and parameter errors."""
+see test_spec_vectors.cpp), text output, errors with offsets, skipped bytes, usage and
+parameter errors, and hostile input (issue 14): endless input, output that cannot be written."""
 import json
 import os
 import subprocess
 import sys
 import tempfile
+
+# The resident-memory watcher shared with the ete tools' checks (RLIMIT_AS kills sanitizer builds).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+from watched import run_watched  # noqa: E402
 
 exe = sys.argv[1]
 failures = 0
@@ -88,12 +93,77 @@ check(rc == 2 and "iaddress_lsb" in err, "invalid parameters: %d %s" % (rc, err)
 rc, out, err = run(["--recovery", "zero-run", "--zero-run-log2", "3"], [0x05])
 check(rc == 2 and "invalid encapsulation" in err, "invalid encapsulation: %d %s" % (rc, err))
 rc, out, err = run(["--bogus", "1"])
-check(rc == 2, "unknown option: %d" % rc)
+check(rc == 2 and "unknown option --bogus" in err, "unknown option: %d %r" % (rc, err[:80]))
+# Unknown, not "needs a value", even as the last argument.
+rc, out, err = run(["--bogus"])
+check(rc == 2 and "unknown option --bogus" in err and "needs a value" not in err,
+      "unknown last option: %d %r" % (rc, err[:80]))
+rc, out, err = run(["--iaddress-width"])
+check(rc == 2 and "--iaddress-width needs a value" in err, "known option without a value: %d %r" % (rc, err[:80]))
+# A repeated value option is an error, not silently its last value.
+for args in (["--iaddress-width", "32", "--iaddress-width", "64"], ["--transport", "atb", "--transport", "siemens"],
+             ["--notime", "1", "--notime", "0"], ["--recovery", "none", "--recovery", "blocks"]):
+    rc, out, err = run(args, [0x05])
+    check(rc == 2 and (args[0] + " given twice") in err and not out, "%s twice: %d %r" % (args[0], rc, err[:80]))
+# The ATB header has no index field: an index width with it is a usage error, not ignored.
+rc, out, err = run(["--transport", "atb", "--index-width", "8"], [0x02, 0xec, 0xe0])
+check(rc == 2 and "--index-width" in err and "ATB" in err and not out, "ATB with an index width: %d %r" % (rc, err[:120]))
+rc, out, err = run(["--transport", "siemens", "--index-width", "8"], [0x05])
+check(rc == 0, "Siemens with an index width: exit 0, got %d %r" % (rc, err[:120]))
 rc, out, err = run(["/nonexistent/trace.bin"])
 check(rc == 1, "missing file: exit 1, got %d" % rc)
 # Demonstration trace (no file): decodes without errors.
 rc, out, err = run(["--json", "--recovery", "blocks", "--block-size", "64"])
 check(rc == 0 and out and all("error" not in json.loads(l) for l in out.splitlines()), "demonstration trace")
+
+# JSON: bytes skipped without a packet boundary get their own object; before, an input skipped
+# entirely printed nothing at all. The test trace has no zero run: all of it is skipped.
+rc, out, err = run(["--json", "--unsynchronized", "--recovery", "zero-run"], trace)
+lines = [json.loads(l) for l in out.splitlines()]
+check(rc == 0 and lines == [{"offset": 0, "skipped": len(trace), "reason": "unsynchronized"}],
+      "unsynchronized input without a zero run: one skipped object, got %s" % lines)
+rc, out, err = run(["--unsynchronized", "--recovery", "zero-run"], trace)
+check("# 0 packets, 0 errors, %d bytes skipped" % len(trace) in out, "text summary of it:\n" + out)
+# After an error with zero-run recovery: the error (its own byte), the bytes skipped up to the
+# next packet after a 32-byte zero run, then that packet.
+damaged = [0x60, 0x05, 0x73] + [0] * 32 + trace[:6]
+rc, out, err = run(["--json", "--recovery", "zero-run"], damaged)
+lines = [json.loads(l) for l in out.splitlines()]
+check(len(lines) == 3 and lines[0].get("error") == "malformed_header" and lines[0]["length"] == 1
+      and lines[1] == {"offset": 1, "skipped": 34, "reason": "recovery"} and lines[2].get("offset") == 35,
+      "error, skipped run, packet: %s" % lines)
+# Every skipped byte is in an error's length or a skipped object: they add up to the summary.
+rc, out, err = run(["--recovery", "zero-run"], damaged)
+check("# 1 packets, 1 errors, 35 bytes skipped" in out, "text summary: 1 + 34 bytes skipped:\n" + out)
+
+# Errors reading and writing (issue 14): exit 1 with the reason, never exit 0 or an abort.
+rc, out, err = run([tempfile.gettempdir()])
+check(rc == 1 and "Is a directory" in err, "a directory as FILE: exit 1 and the reason, got %d %r" % (rc, err))
+
+
+if os.path.exists("/dev/full"):
+    with open("/dev/full", "wb") as full:
+        p = subprocess.run([exe, "--json"], stdout=full, stderr=subprocess.PIPE, text=True)
+    check(p.returncode == 1 and "error writing output" in p.stderr,
+          "output to /dev/full: exit 1 and a message, got %d %r" % (p.returncode, p.stderr))
+    # An endless input whose output cannot be written stops (it used to read all input first).
+    packet = bytes(trace[:6])
+
+    def endless(pipe):
+        try:
+            while True:
+                pipe.write(packet * 10000)
+        except (BrokenPipeError, OSError, ValueError):
+            pass
+
+    with open("/dev/full", "wb") as full:
+        rc, _, err, _ = run_watched([exe, "-"], 10, 400, stdout=full, feed=endless)
+    err = err.decode()
+    check(rc == 1 and "error writing output" in err, "endless input to /dev/full: exit 1, got %s %r" % (rc, err[:200]))
+if os.path.exists("/dev/zero"):
+    # Endless input decodes in bounded memory until stopped (it was read whole: std::bad_alloc).
+    rc, _, _, _ = run_watched([exe, "/dev/zero", "--json"], 3, 400)
+    check(rc == "timeout", "/dev/zero under a 400 MB limit: still running after 3 s, got %s" % rc)
 
 if failures:
     print("%d failures" % failures)

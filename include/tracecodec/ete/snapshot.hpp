@@ -1,19 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reader for OpenCSD-format trace snapshots (snapshot.ini + trace.ini + device .ini files +
 // raw buffers), limited to what an ETE packet decoder needs: the register values of each
-// buffer's source and the buffer's bytes. Hosted code (std::string, <fstream>), unlike the
-// freestanding codec headers; include it only in tools.
+// buffer's source and the buffer's bytes. Hosted code (std::string, std::vector, <cstdio>),
+// unlike the freestanding codec headers; include it only in tools. It reports every failure
+// as an error message: no exception path (std::fopen/std::fread, never iostreams, which throw
+// from filebuf::underflow on a directory).
 //
 // Supported: buffers with format=source_data (raw trace from one source, no CoreSight frame
 // formatting). Each buffer is one independent trace session.
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <new>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -24,9 +30,20 @@ namespace tracecodec::ete::snapshot {
 struct buffer {
   std::string name;    // [bufferN] name=
   std::string file;    // [bufferN] file=, as written in trace.ini (relative to the snapshot)
+  std::string path;    // the file to open: `file` joined to the snapshot directory
   std::string source;  // name of the trace source device feeding this buffer
   registers regs;      // that device's [regs]
-  std::vector<std::uint8_t> data;
+  std::vector<std::uint8_t> data;  // the buffer's bytes; empty unless load_options::read_data
+};
+
+struct load_options {
+  // False: leave buffer::data empty, for tools that stream each buffer from buffer::path (a
+  // buffer may be endless, /dev/zero say). load() still checks that each buffer file opens
+  // and is not a directory, so that a bad snapshot fails before any output.
+  bool read_data = true;
+  // With read_data: read at most this many bytes + 1 of a buffer; a larger buffer fails the
+  // load (a regular file without reading it).
+  std::uint64_t max_data_size = UINT64_MAX;
 };
 
 struct loaded {
@@ -94,16 +111,86 @@ inline std::string join_path(const std::string& dir, const std::string& file) {
   return dir + '/' + file;
 }
 
-inline bool read_bytes(const std::string& path, std::vector<std::uint8_t>& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return !in.bad();
+// Why a read failed: errno's text, or a generic reason when the library set no errno.
+inline std::string errno_reason(int e) {
+  return e != 0 ? std::string(std::strerror(e)) : std::string("read error");
 }
 
-// INI text: "[section]" lines, "key = value" lines, blank lines, and comment lines starting
-// with ';' or '#'. CRLF and a UTF-8 byte order mark are tolerated. Entries before the first
-// section go to a section with an empty name.
+// Reads the file at `path` into `out`, at most `max` bytes (more is an error). Returns an
+// empty string or the reason it failed ("Is a directory", "larger than N bytes", ...).
+inline std::string read_bytes(const std::string& path, std::vector<std::uint8_t>& out,
+                              std::uint64_t max = UINT64_MAX) {
+  out.clear();
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return errno_reason(errno);
+  std::string why;
+  std::uint8_t chunk[65536];
+  try {  // the one exception left: std::bad_alloc from a buffer larger than memory
+    for (;;) {
+      errno = 0;
+      const std::size_t n = std::fread(chunk, 1, sizeof chunk, f);
+      if (n != 0 && out.size() + n > max) {  // max + 1 bytes seen: stop reading
+        why = "larger than " + std::to_string(max) + " bytes";
+        break;
+      }
+      out.insert(out.end(), chunk, chunk + n);
+      if (n < sizeof chunk) {
+        if (std::ferror(f)) why = errno_reason(errno);  // EISDIR for a directory (glibc)
+        break;
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    why = "out of memory after " + std::to_string(out.size()) + " bytes";
+  }
+  std::fclose(f);
+  if (!why.empty()) {
+    out.clear();
+    out.shrink_to_fit();
+  }
+  return why;
+}
+
+// Without reading: the file at `path` exists, is not a directory (fopen accepts one; the read
+// would fail) and, if a regular file, opens for reading. A device or a FIFO is not opened
+// here (opening a FIFO waits for a writer); its reader finds out. Returns "" or the reason.
+inline std::string check_readable(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (ec) return ec.message();  // "No such file or directory", ...
+  if (std::filesystem::is_directory(st))
+    return std::make_error_code(std::errc::is_a_directory).message();
+  if (!std::filesystem::is_regular_file(st)) return {};
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return errno_reason(errno);
+  std::fclose(f);
+  return {};
+}
+
+// Size of a regular file, or -1 for anything else (a device, a pipe) and on error.
+inline std::int64_t regular_file_size(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return -1;
+  const std::uintmax_t n = std::filesystem::file_size(path, ec);
+  return ec || n > static_cast<std::uintmax_t>(INT64_MAX) ? -1 : static_cast<std::int64_t>(n);
+}
+
+// INI text: "[section]" lines, "key = value" lines, blank lines, and comments. A comment
+// starts at a ';' anywhere in the line (OpenCSD's snapshots write `TRCIDR0=0x28000ea1 ;
+// comment`, and its reader strips from any ';'), or at a '#' that begins the line or follows
+// a blank. OpenCSD also strips from any '#'; here a '#' inside a value stays, because a file
+// path may hold one (file=trace#2.bin). CRLF and a UTF-8 byte order mark are tolerated.
+// Entries before the first section go to a section with an empty name.
+inline std::string_view strip_comment(std::string_view line) {
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == ';') return line.substr(0, i);
+    if (line[i] == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t'))
+      return line.substr(0, i);
+  }
+  return line;
+}
+
 inline ini_file parse_ini(std::string_view text) {
   ini_file f;
   if (text.size() >= 3 && text.substr(0, 3) == "\xef\xbb\xbf") text.remove_prefix(3);
@@ -112,8 +199,8 @@ inline ini_file parse_ini(std::string_view text) {
     const std::size_t nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-    line = trim(line);
-    if (line.empty() || line.front() == ';' || line.front() == '#') continue;
+    line = trim(strip_comment(trim(line)));
+    if (line.empty()) continue;
     if (line.front() == '[') {
       const std::size_t close = line.find(']');
       if (close == std::string_view::npos) continue;
@@ -128,11 +215,14 @@ inline ini_file parse_ini(std::string_view text) {
   return f;
 }
 
-inline bool read_ini(const std::string& path, ini_file& out) {
+// Reads and parses an .ini file. Returns an empty string or the reason it failed.
+inline std::string read_ini(const std::string& path, ini_file& out) {
   std::vector<std::uint8_t> bytes;
-  if (!read_bytes(path, bytes)) return false;
+  // An .ini file is small; the limit keeps an endless one (/dev/zero) from filling memory.
+  const std::string why = read_bytes(path, bytes, std::uint64_t{16} << 20);
+  if (!why.empty()) return why;
   out = parse_ini(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-  return true;
+  return {};
 }
 
 inline const ini_section* find_section(const ini_file& f, std::string_view name) {
@@ -200,12 +290,14 @@ inline std::string read_registers(const device& d, registers& regs) {
 
 }  // namespace detail
 
-// Loads the snapshot in directory `dir`: every trace buffer with its source's registers.
-inline loaded load(const std::string& dir) {
+// Loads the snapshot in directory `dir`: every trace buffer with its source's registers (and
+// its bytes, unless opt.read_data is false).
+inline loaded load(const std::string& dir, const load_options& opt = {}) {
   using namespace detail;
   const std::string snapshot_path = join_path(dir, "snapshot.ini");
   ini_file snap;
-  if (!read_ini(snapshot_path, snap)) return fail("cannot read " + snapshot_path);
+  if (std::string why = read_ini(snapshot_path, snap); !why.empty())
+    return fail("cannot read " + snapshot_path + ": " + why);
 
   // Devices, with the name each declares in its [device] section.
   std::vector<device> devices;
@@ -214,7 +306,8 @@ inline loaded load(const std::string& dir) {
       device d;
       d.file = kv.second;
       const std::string path = join_path(dir, d.file);
-      if (!read_ini(path, d.ini)) return fail("cannot read device file " + path);
+      if (std::string why = read_ini(path, d.ini); !why.empty())
+        return fail("cannot read device file " + path + ": " + why);
       if (const std::string* n = find_value(find_section(d.ini, "device"), "name")) d.name = *n;
       devices.push_back(std::move(d));
     }
@@ -225,7 +318,8 @@ inline loaded load(const std::string& dir) {
     return fail(snapshot_path + ": no [trace] metadata= entry");
   const std::string trace_path = join_path(dir, *metadata);
   ini_file trace;
-  if (!read_ini(trace_path, trace)) return fail("cannot read " + trace_path);
+  if (std::string why = read_ini(trace_path, trace); !why.empty())
+    return fail("cannot read " + trace_path + ": " + why);
 
   const std::string* list = find_value(find_section(trace, "trace_buffers"), "buffers");
   if (list == nullptr) return fail(trace_path + ": no [trace_buffers] buffers= entry");
@@ -283,8 +377,18 @@ inline loaded load(const std::string& dir) {
     const std::string reg_error = read_registers(*dev, b.regs);
     if (!reg_error.empty()) return fail(reg_error);
 
-    const std::string data_path = join_path(dir, b.file);
-    if (!read_bytes(data_path, b.data)) return fail("cannot read trace buffer " + data_path);
+    b.path = join_path(dir, b.file);
+    std::string why;
+    if (!opt.read_data) {
+      why = check_readable(b.path);
+    } else {
+      const std::int64_t size = regular_file_size(b.path);
+      if (size >= 0 && static_cast<std::uint64_t>(size) > opt.max_data_size)
+        why = "larger than " + std::to_string(opt.max_data_size) + " bytes";  // not read
+      else
+        why = read_bytes(b.path, b.data, opt.max_data_size);
+    }
+    if (!why.empty()) return fail("cannot read trace buffer " + b.path + ": " + why);
     result.buffers.push_back(std::move(b));
   }
   if (result.buffers.empty()) return fail(trace_path + ": [trace_buffers] lists no buffers");
