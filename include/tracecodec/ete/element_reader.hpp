@@ -108,18 +108,23 @@ class element_reader {
     packets_.decode_atoms_apart(
         data, size,
         [&](const packet& p) TRACECODEC_HOT_LAMBDA { elements_.process_atoms_apart(p, to_resolver); },
-        [&](const diagnostic& d) {
-          on_error(d);
-          if (d.code == error_code::unsynchronized) return;
-          // The decoder resumes at the next A-Sync; the element layers start afresh there too
-          // (resolver::restart says what becomes of what they hold).
-          elements_.reset();
-          if constexpr (Mode != mode::stage1) resolve_.restart(d.offset, on_element, on_error);
-        },
+        [&](const diagnostic& d) { after_error<Mode>(d, on_element, on_error); },
         [&](std::uint64_t offset, std::uint32_t bits, unsigned count) TRACECODEC_HOT_LAMBDA {
           elements_.atoms(offset, bits, count, to_resolver);
         },
         end);
+  }
+
+  // A decoder diagnostic. The decoder resumes at the next A-Sync; the element layers start
+  // afresh there too (resolver::restart says what becomes of what they hold). Out of line:
+  // errors are rare, and the decode loop reports them from several places.
+  template <mode Mode, class OnElement, class OnError>
+  TRACECODEC_OUT_OF_LINE constexpr void after_error(const diagnostic& d, OnElement& on_element,
+                                                    OnError& on_error) noexcept {
+    on_error(d);
+    if (d.code == error_code::unsynchronized) return;
+    elements_.reset();
+    if constexpr (Mode != mode::stage1) resolve_.restart(d.offset, on_element, on_error);
   }
 
   decoder<Config> packets_{};

@@ -125,13 +125,14 @@ class encoder {
                                          std::size_t capacity) noexcept {
     if (conf_.status() != error_code::ok) return {0, conf_.status()};
     if (p.kind == packet_kind::async) {  // D5.4: 11 or more zeros then 0x80
-      const std::uint64_t n = p.size ? p.size : 12;
       // encode_result counts 32 bits: a longer zero run is the producer's to write.
-      if (n < 12 || n > 0xffffffffu) return {0, error_code::unencodable};
+      if (p.size > 0xffffffffu) return {0, error_code::unencodable};
+      const std::uint32_t n = p.size ? static_cast<std::uint32_t>(p.size) : 12;
+      if (n < 12) return {0, error_code::unencodable};
       if (n > capacity) return {0, error_code::buffer_too_small};
-      for (std::uint64_t i = 0; i < n - 1; ++i) out[i] = 0;
+      for (std::uint32_t i = 0; i < n - 1; ++i) out[i] = 0;
       out[n - 1] = 0x80;
-      return {static_cast<std::uint32_t>(n), error_code::ok};
+      return {n, error_code::ok};
     }
     // build() updates the state as it goes; a packet that fails, or does not fit, puts it
     // back. (Building on a copy and storing that back reads the copy right after build()'s

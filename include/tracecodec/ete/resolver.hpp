@@ -327,8 +327,10 @@ class resolver {
 
   // Follows the transactional state of the element stream as traced (speculative elements
   // included), as stage 1 does (D9.2.6, D9.2.13, D9.2.15), and marks a Trace Info that
-  // contradicts it.
-  constexpr element note_transaction(const element& e) noexcept {
+  // contradicts it. Out of line: it runs for the rare transaction and Trace Info elements
+  // only, and inlined at each push site it tipped GCC out of inlining the element consumer
+  // (bench/README.md, issue 14).
+  TRACECODEC_OUT_OF_LINE constexpr element note_transaction(const element& e) noexcept {
     element x = e;
     switch (e.kind) {
       case element_kind::transaction_start: traced_tx_ = true; break;
