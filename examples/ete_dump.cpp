@@ -19,10 +19,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <memory>
 #include <new>
-#include <system_error>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -233,17 +231,10 @@ class session_reader {
   ete::decoder_stats stats_{};
 };
 
-// Why reading failed: errno's text, or a generic reason when the library set no errno.
-std::string reason(int e) { return e != 0 ? std::strerror(e) : "read error"; }
-
 // "N bytes" for a regular file; a device or a pipe has no size until it ends.
 std::string size_text(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(path, ec)) {
-    const std::uintmax_t n = std::filesystem::file_size(path, ec);
-    if (!ec) return std::to_string(n) + " bytes";
-  }
-  return "size unknown (not a regular file)";
+  const std::int64_t n = ete::snapshot::regular_file_size(path);
+  return n >= 0 ? std::to_string(n) + " bytes" : "size unknown (not a regular file)";
 }
 
 // Decodes the file at `path` as session `session`. `header` is printed (text output) once the
@@ -254,7 +245,7 @@ int stream_session(const std::string& path, const char* what, const std::string&
   errno = 0;
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
-    std::fprintf(stderr, "ete-dump: cannot read %s%s: %s\n", what, path.c_str(), reason(errno).c_str());
+    std::fprintf(stderr, "ete-dump: cannot read %s%s: %s\n", what, path.c_str(), ete::snapshot::errno_reason(errno).c_str());
     return exit_io;
   }
   session_reader r(regs, session, json);
@@ -266,7 +257,7 @@ int stream_session(const std::string& path, const char* what, const std::string&
   std::fclose(f);
   if (res == session_reader::result::read_error) {
     std::fprintf(stderr, "ete-dump: cannot read %s%s: %s\n", what, path.c_str(),
-                 reason(r.read_errno()).c_str());
+                 ete::snapshot::errno_reason(r.read_errno()).c_str());
     return exit_io;
   }
   if (res == session_reader::result::write_error) return exit_io;  // finish_output says so
@@ -280,15 +271,13 @@ int stream_session(const std::string& path, const char* what, const std::string&
 // MAXSPEC uncommitted P0 elements in a fixed queue, so it is refused here, before any output,
 // rather than reported as the session's only diagnostic.
 std::string config_error(const ete::registers& regs) {
-  const ete::error_code valid = ete::validate(regs);
-  if (valid != ete::error_code::ok) return ete::error_message(valid);
-  constexpr std::uint32_t most =
-      ete::max_resolved_maxspec(ete::default_resolution_capacity<ete::runtime_config>());
-  const std::uint32_t maxspec = ete::config::from(regs).maxspec;
-  if (g_elements && maxspec > most)
-    return "TRCIDR8.MAXSPEC " + std::to_string(maxspec) + " is more than --elements resolves (at most " +
-           std::to_string(most) + "; packets decode for every MAXSPEC)";
-  return {};
+  using reader = ete::element_reader<ete::runtime_config>;
+  const ete::error_code valid = g_elements ? reader::status_for(regs) : ete::validate(regs);
+  if (valid == ete::error_code::unsupported_config)
+    return "TRCIDR8.MAXSPEC " + std::to_string(ete::config::from(regs).maxspec) +
+           " is more than --elements resolves (at most " + std::to_string(reader::max_maxspec) +
+           "; packets decode for every MAXSPEC)";
+  return valid != ete::error_code::ok ? ete::error_message(valid) : std::string();
 }
 
 // --snapshot DIR

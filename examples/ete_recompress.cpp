@@ -9,7 +9,6 @@
 // Exit status: 0 every session's elements came back equal, 1 an I/O error (a snapshot or buffer
 // that cannot be read or is too large, output that cannot be written), out of memory, or a
 // session whose elements differ, 2 a usage error or an invalid trace unit configuration.
-#include <tracecodec/ete/config.hpp>
 #include <tracecodec/ete/error.hpp>
 #include <tracecodec/ete/recompress.hpp>
 #include <tracecodec/ete/snapshot.hpp>
@@ -73,10 +72,7 @@ int run(const std::string& dir, bool verbose) {
     const auto& buf = snap.buffers[s];
     // Say why instead of reporting the reader's invalid_config or unsupported_config (a
     // MAXSPEC beyond its resolution queue) as elements_equal:false.
-    error_code valid = validate(buf.regs);
-    if (valid == error_code::ok &&
-        config::from(buf.regs).maxspec > max_resolved_maxspec(default_resolution_capacity<runtime_config>()))
-      valid = error_code::unsupported_config;
+    const error_code valid = element_reader<>::status_for(buf.regs);  // recompress()'s reader
     if (valid != error_code::ok) {
       std::fprintf(stderr, "ete-recompress: session %zu (%s, source %s): %s\n", s, buf.name.c_str(),
                    buf.source.c_str(), error_message(valid));

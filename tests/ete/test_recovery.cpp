@@ -81,31 +81,40 @@ std::vector<std::uint8_t> with_periodic_sync(const std::vector<std::uint8_t>& da
   return out;
 }
 
+// Calls fn(name, registers, bytes, packets) for every non-empty conformance buffer that
+// decodes without errors (ete-conformance reports the others), in snapshot order.
+template <class Fn>
+void for_each_clean_buffer(Fn&& fn) {
+  const fs::path dir = conformance_dir();
+  if (dir.empty()) return;
+  std::vector<fs::path> snaps;
+  for (const auto& e : fs::directory_iterator(dir / "snapshots"))
+    if (e.is_directory()) snaps.push_back(e.path());
+  std::sort(snaps.begin(), snaps.end());
+  for (const fs::path& s : snaps) {
+    const auto snap = tracecodec::ete::snapshot::load(s.string());
+    if (!snap.error.empty()) continue;
+    for (std::size_t i = 0; i < snap.buffers.size(); ++i) {
+      const auto& b = snap.buffers[i];
+      if (b.data.empty()) continue;
+      const decoded original = decode_all(b.regs, b.data);
+      if (!original.errors.empty()) continue;
+      fn(s.filename().string() + "#" + std::to_string(i), b.regs, b.data, original.packets);
+    }
+  }
+}
+
 const std::vector<trace_buffer>& buffers() {
   static const std::vector<trace_buffer> all = [] {
     std::vector<trace_buffer> v;
-    const fs::path dir = conformance_dir();
-    if (dir.empty()) return v;
-    std::vector<fs::path> snaps;
-    for (const auto& e : fs::directory_iterator(dir / "snapshots"))
-      if (e.is_directory()) snaps.push_back(e.path());
-    std::sort(snaps.begin(), snaps.end());
-    for (const fs::path& s : snaps) {
-      const auto snap = tracecodec::ete::snapshot::load(s.string());
-      if (!snap.error.empty()) continue;
-      for (std::size_t i = 0; i < snap.buffers.size(); ++i) {
-        if (snap.buffers[i].data.empty()) continue;
-        const registers& regs = snap.buffers[i].regs;
-        const decoded original = decode_all(regs, snap.buffers[i].data);
-        if (!original.errors.empty()) continue;  // ete-conformance reports that
-        trace_buffer b{s.filename().string() + "#" + std::to_string(i), regs,
-                       with_periodic_sync(snap.buffers[i].data, original.packets), {}};
-        const decoded d = decode_all(regs, b.data);
-        if (!d.errors.empty()) continue;
-        b.clean = d.packets;
-        v.push_back(std::move(b));
-      }
-    }
+    for_each_clean_buffer([&](const std::string& name, const registers& regs,
+                              const std::vector<std::uint8_t>& data, const std::vector<packet>& packets) {
+      trace_buffer b{name, regs, with_periodic_sync(data, packets), {}};
+      const decoded d = decode_all(regs, b.data);
+      if (!d.errors.empty()) return;
+      b.clean = d.packets;
+      v.push_back(std::move(b));
+    });
     return v;
   }();
   return all;
@@ -567,21 +576,10 @@ struct element_buffer {
 const std::vector<element_buffer>& element_buffers() {
   static const std::vector<element_buffer> all = [] {
     std::vector<element_buffer> v;
-    const fs::path dir = conformance_dir();
-    if (dir.empty()) return v;
-    std::vector<fs::path> snaps;
-    for (const auto& e : fs::directory_iterator(dir / "snapshots"))
-      if (e.is_directory()) snaps.push_back(e.path());
-    std::sort(snaps.begin(), snaps.end());
-    for (const fs::path& s : snaps) {
-      const auto snap = tracecodec::ete::snapshot::load(s.string());
-      if (!snap.error.empty()) continue;
-      for (std::size_t i = 0; i < snap.buffers.size(); ++i) {
-        const auto& b = snap.buffers[i];
-        if (b.data.size() < 16 || !decode_all(b.regs, b.data).errors.empty()) continue;
-        v.push_back({s.filename().string() + "#" + std::to_string(i), b.regs, b.data});
-      }
-    }
+    for_each_clean_buffer([&](const std::string& name, const registers& regs,
+                              const std::vector<std::uint8_t>& data, const std::vector<packet>&) {
+      if (data.size() >= 16) v.push_back({name, regs, data});
+    });
     return v;
   }();
   return all;

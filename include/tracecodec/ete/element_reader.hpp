@@ -34,6 +34,12 @@ class element_reader {
   // decode with resolution then reports it once and decodes nothing; stage-1 decoding
   // (resolve == false) works for every MAXSPEC.
   constexpr error_code status() const noexcept { return resolve_.status(); }
+  // What status() would say for these registers, without building a reader (tools check
+  // before they decode); and the largest MAXSPEC this reader resolves.
+  static constexpr error_code status_for(const registers& r) noexcept {
+    return resolver<Config, Capacity>::status_for(r);
+  }
+  static constexpr std::uint32_t max_maxspec = max_resolved_maxspec(Capacity);
   constexpr const resolver<Config, Capacity>& resolution() const noexcept { return resolve_; }
   // Atom elements as runs, one per atom packet (element.hpp: count, atom_bits), instead of
   // one element per atom: the same committed atoms, a fraction of the elements. Speculation

@@ -100,12 +100,18 @@ class resolver {
   constexpr explicit resolver(const registers& r) noexcept : cfg_(r) {}
 
   constexpr const config& cfg() const noexcept { return cfg_.get(); }
+  static constexpr error_code maxspec_status(std::uint32_t maxspec) noexcept {
+    return maxspec > max_resolved_maxspec(Capacity) ? error_code::unsupported_config : error_code::ok;
+  }
   // ok; invalid_config for registers no ETE unit has; unsupported_config when MAXSPEC is
   // larger than this queue resolves (max_resolved_maxspec(Capacity)).
   constexpr error_code status() const noexcept {
     if (cfg_.status() != error_code::ok) return cfg_.status();
-    return cfg().maxspec > max_resolved_maxspec(Capacity) ? error_code::unsupported_config
-                                                          : error_code::ok;
+    return maxspec_status(cfg().maxspec);
+  }
+  static constexpr error_code status_for(const registers& r) noexcept {
+    const error_code valid = validate(r);
+    return valid != error_code::ok ? valid : maxspec_status(config::from(r).maxspec);
   }
   // Uncommitted P0 elements held (plus unseen ones from before the first Trace Info).
   constexpr std::size_t speculative() const noexcept { return p0_ + unseen_; }

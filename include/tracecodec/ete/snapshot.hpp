@@ -80,37 +80,7 @@ inline bool parse_u32(std::string_view s, std::uint32_t& out) {
   return true;
 }
 
-namespace detail {
-
-struct ini_section {
-  std::string name;
-  std::vector<std::pair<std::string, std::string>> entries;  // in file order, duplicates kept
-};
-using ini_file = std::vector<ini_section>;
-
-inline std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-inline bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
-inline std::string join_path(const std::string& dir, const std::string& file) {
-  if (file.empty() || file.front() == '/' || dir.empty()) return file;
-  if (dir.back() == '/') return dir + file;
-  return dir + '/' + file;
-}
-
+// File helpers the tools share: every failure is a reason string, never an exception.
 // Why a read failed: errno's text, or a generic reason when the library set no errno.
 inline std::string errno_reason(int e) {
   return e != 0 ? std::string(std::strerror(e)) : std::string("read error");
@@ -174,6 +144,37 @@ inline std::int64_t regular_file_size(const std::string& path) {
   if (!std::filesystem::is_regular_file(path, ec)) return -1;
   const std::uintmax_t n = std::filesystem::file_size(path, ec);
   return ec || n > static_cast<std::uintmax_t>(INT64_MAX) ? -1 : static_cast<std::int64_t>(n);
+}
+
+namespace detail {
+
+struct ini_section {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> entries;  // in file order, duplicates kept
+};
+using ini_file = std::vector<ini_section>;
+
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+inline bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+inline std::string join_path(const std::string& dir, const std::string& file) {
+  if (file.empty() || file.front() == '/' || dir.empty()) return file;
+  if (dir.back() == '/') return dir + file;
+  return dir + '/' + file;
 }
 
 // INI text: "[section]" lines, "key = value" lines, blank lines, and comments. A comment
