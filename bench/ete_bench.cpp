@@ -16,9 +16,9 @@
 // the snapshot's own A-Sync, so every repeat decodes exactly like the first).
 #include <benchmark/benchmark.h>
 
-#include <tracecodec/ete/element_encoder.hpp>
-#include <tracecodec/ete/element_reader.hpp>
-#include <tracecodec/ete/snapshot.hpp>
+#include <tracecodec/ete/element/compressor.hpp>
+#include <tracecodec/ete/element/reader.hpp>
+#include <tracecodec/host/ete/snapshot.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -219,9 +219,9 @@ void ete_compress(benchmark::State& state, const corpus* c) {
   std::uint64_t bytes = 0;
   compressor_options opt;
   opt.input = input_kind::resolved;
-  auto comp = std::make_unique<element_encoder<>>(c->regs, opt);
+  auto comp = std::make_unique<compressor<>>(c->regs, opt);
   for (auto _ : state) {
-    *comp = element_encoder<>(c->regs, opt);
+    *comp = compressor<>(c->regs, opt);
     std::size_t at = 0;
     for (const element& e : c->elements) {
       if (comp->push(e) == error_code::buffer_too_small) {

@@ -7,7 +7,7 @@
 // short or exact-match addresses make most of the packets.
 #pragma once
 
-#include <tracecodec/ete/element_encoder.hpp>
+#include <tracecodec/ete/element/compressor.hpp>
 #include <tracecodec/tracecodec.hpp>
 
 #include <cstdint>
@@ -49,7 +49,7 @@ inline std::vector<std::uint8_t> synthetic_trace(std::size_t min_bytes, std::uin
     prog[f].blocks.back().kind = 4;
   }
 
-  auto comp = std::make_unique<element_encoder<fixed_config<synthetic_regs>>>();
+  auto comp = std::make_unique<compressor<fixed_config<synthetic_regs>>>();
   std::vector<std::uint8_t> out;
   std::uint8_t buf[4096];
   auto push = [&](const element& e) {

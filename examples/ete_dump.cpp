@@ -25,14 +25,14 @@
 #include <string_view>
 #include <vector>
 
-#include <tracecodec/ete/config.hpp>
-#include <tracecodec/ete/decoder.hpp>
-#include <tracecodec/ete/encoder.hpp>
+#include <tracecodec/ete/packet/config.hpp>
+#include <tracecodec/ete/packet/decoder.hpp>
+#include <tracecodec/ete/packet/encoder.hpp>
 #include <tracecodec/ete/error.hpp>
-#include <tracecodec/ete/element_reader.hpp>
-#include <tracecodec/ete/format.hpp>
-#include <tracecodec/ete/packet.hpp>
-#include <tracecodec/ete/snapshot.hpp>
+#include <tracecodec/ete/element/reader.hpp>
+#include <tracecodec/host/ete/format.hpp>
+#include <tracecodec/ete/packet/packet.hpp>
+#include <tracecodec/host/ete/snapshot.hpp>
 
 namespace ete = tracecodec::ete;
 

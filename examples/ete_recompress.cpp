@@ -10,8 +10,8 @@
 // that cannot be read or is too large, output that cannot be written), out of memory, or a
 // session whose elements differ, 2 a usage error or an invalid trace unit configuration.
 #include <tracecodec/ete/error.hpp>
-#include <tracecodec/ete/recompress.hpp>
-#include <tracecodec/ete/snapshot.hpp>
+#include <tracecodec/host/ete/recompress.hpp>
+#include <tracecodec/host/ete/snapshot.hpp>
 
 #include <cstdint>
 #include <cstdio>

@@ -25,7 +25,7 @@
 #include <tracecodec/etrace/config.hpp>
 #include <tracecodec/etrace/encapsulation.hpp>
 #include <tracecodec/etrace/encoder.hpp>
-#include <tracecodec/etrace/format.hpp>
+#include <tracecodec/host/etrace/format.hpp>
 #include <tracecodec/etrace/stream_decoder.hpp>
 
 namespace et = tracecodec::etrace;

@@ -19,11 +19,11 @@
 
 #include <tracecodec/brbe/brbinf.hpp>
 #include <tracecodec/brbe/config.hpp>
-#include <tracecodec/brbe/format.hpp>
+#include <tracecodec/host/brbe/format.hpp>
 #include <tracecodec/brbe/record.hpp>
-#include <tracecodec/spe/format.hpp>
+#include <tracecodec/host/spe/format.hpp>
 #include <tracecodec/spe/pmbsr.hpp>
-#include <tracecodec/trbe/format.hpp>
+#include <tracecodec/host/trbe/format.hpp>
 #include <tracecodec/trbe/trbsr.hpp>
 
 namespace brbe = tracecodec::brbe;

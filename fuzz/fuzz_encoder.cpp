@@ -197,11 +197,11 @@ void elements(const Tag& t, reader& r) {
   compressor_options opt;
   opt.input = (om & 1u) ? input_kind::resolved : input_kind::stage1;
   opt.sync_interval = (om & 2u) ? 16u + r.u8() : 0u;
-  std::unique_ptr<element_encoder<typename Tag::config_type>> comp;
+  std::unique_ptr<compressor<typename Tag::config_type>> comp;
   if constexpr (Tag::fixed)
-    comp = std::make_unique<element_encoder<typename Tag::config_type>>(opt);
+    comp = std::make_unique<compressor<typename Tag::config_type>>(opt);
   else
-    comp = std::make_unique<element_encoder<runtime_config>>(t.regs, opt);
+    comp = std::make_unique<compressor<runtime_config>>(t.regs, opt);
   std::vector<std::uint8_t> out;
   std::uint8_t chunk[97];  // odd size: drains split the staging buffer at arbitrary points
   auto drain = [&] {
@@ -256,12 +256,12 @@ bool same_behaviour(element a, element b) {
 }
 
 template <class Tag>
-std::unique_ptr<element_encoder<typename Tag::config_type>> make_compressor(const Tag& t,
+std::unique_ptr<compressor<typename Tag::config_type>> make_compressor(const Tag& t,
                                                                             compressor_options o) {
   if constexpr (Tag::fixed)
-    return std::make_unique<element_encoder<typename Tag::config_type>>(o);
+    return std::make_unique<compressor<typename Tag::config_type>>(o);
   else
-    return std::make_unique<element_encoder<runtime_config>>(t.regs, o);
+    return std::make_unique<compressor<runtime_config>>(t.regs, o);
 }
 
 // The model's stage-1 stream through the compressor; decoding and resolving the bytes must

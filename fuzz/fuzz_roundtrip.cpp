@@ -4,7 +4,7 @@
 // no state), the re-encoded stream decodes without errors to the same packets, and encoding
 // those again gives the same bytes. When the input decodes without errors, its committed
 // elements go through the element compressor to a stream that decodes without errors.
-#include <tracecodec/ete/recompress.hpp>
+#include <tracecodec/host/ete/recompress.hpp>
 
 #include "common.hpp"
 

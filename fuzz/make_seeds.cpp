@@ -8,7 +8,7 @@
 // own encoder under every fixed configuration (random packets the encoder accepts, A-Sync and
 // Trace Info at intervals; bench/synthetic.hpp's trace), plus random inputs for the encoder
 // target. OUT_DIR/raw/ gets the conformance buffers unframed.
-#include <tracecodec/ete/snapshot.hpp>
+#include <tracecodec/host/ete/snapshot.hpp>
 
 #include <algorithm>
 #include <cstdio>

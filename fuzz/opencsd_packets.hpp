@@ -7,7 +7,7 @@
 
 #include <opencsd/c_api/opencsd_c_api.h>
 
-#include <tracecodec/ete/config.hpp>
+#include <tracecodec/ete/packet/config.hpp>
 
 #include <cstddef>
 #include <cstdint>

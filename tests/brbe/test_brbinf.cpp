@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <tracecodec/brbe/brbinf.hpp>
-#include <tracecodec/brbe/format.hpp>
+#include <tracecodec/host/brbe/format.hpp>
 
 #include <cstdint>
 #include <string>

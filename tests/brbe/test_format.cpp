@@ -2,7 +2,7 @@
 // Text and JSON forms of BRBINF<n>_EL1 values and Branch records.
 #include <doctest/doctest.h>
 
-#include <tracecodec/brbe/format.hpp>
+#include <tracecodec/host/brbe/format.hpp>
 #include <tracecodec/brbe/record.hpp>
 
 #include <initializer_list>

@@ -6,7 +6,7 @@
 
 #include <doctest/doctest.h>
 
-#include <tracecodec/spe/fault_status.hpp>
+#include <tracecodec/arm/fault_status.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +20,7 @@ template <class ExceptionClass>
 struct ec_row {
   unsigned code;
   ExceptionClass value;
-  tracecodec::spe::mss_format layout;
+  tracecodec::arm::mss_format layout;
   const char* text;
 };
 
@@ -34,7 +34,7 @@ unsigned check_every_ec(const ec_row<ExceptionClass> (&rows)[N], Decode decode,
       rows, 6, [&](unsigned ec) { return with_ec(ec).event(); }, meaning,
       [&](unsigned ec, const ec_row<ExceptionClass>* row) {
         CHECK(with_ec(ec).syndrome() ==
-              (row != nullptr ? row->layout : tracecodec::spe::mss_format::unknown));
+              (row != nullptr ? row->layout : tracecodec::arm::mss_format::unknown));
       });
 }
 

@@ -8,8 +8,8 @@
 
 #include "common.hpp"
 
-#include <tracecodec/ete/element_encoder.hpp>
-#include <tracecodec/ete/element_reader.hpp>
+#include <tracecodec/ete/element/compressor.hpp>
+#include <tracecodec/ete/element/reader.hpp>
 
 namespace {
 std::atomic<long> g_allocs{0};
@@ -72,7 +72,7 @@ TEST_CASE("decoding and encoding allocate nothing") {
 
 TEST_CASE("element decode, resolution and compression allocate nothing") {
   using cfg = fixed_config<presets::ete_1_3_spec>;  // COMMOPT 0, MAXSPEC 15
-  static element_encoder<cfg> comp;
+  static compressor<cfg> comp;
   static element_reader<cfg> reader;
   static std::uint8_t out[1 << 16];
   std::size_t n = 0;

@@ -424,7 +424,7 @@ TEST_CASE("compressor property test: random legal PE behaviour round-trips exact
       g.finish();
 
       // Compress, draining into buffers of random sizes (resumability).
-      auto comp = std::make_unique<element_encoder<>>(cc.regs);
+      auto comp = std::make_unique<compressor<>>(cc.regs);
       std::vector<std::uint8_t> bytes;
       std::uint8_t chunk[97];
       std::mt19937 drain_rng(static_cast<unsigned>(seed));
@@ -511,7 +511,7 @@ TEST_CASE("compressor: periodic A-Sync + Trace Info lets a decoder start mid-str
   g.finish();
   compressor_options opt;
   opt.sync_interval = 1024;
-  auto comp = std::make_unique<element_encoder<>>(regs, opt);
+  auto comp = std::make_unique<compressor<>>(regs, opt);
   std::vector<std::uint8_t> bytes;
   std::uint8_t chunk[512];
   for (const element& e : g.stream) {
@@ -549,7 +549,7 @@ TEST_CASE("compressor: periodic A-Sync + Trace Info lets a decoder start mid-str
   CHECK(errors == 0);
   // A sync point once at least 1024 bytes went out since the last (one element may add up to
   // max_element_bytes more).
-  CHECK(trace_infos >= bytes.size() / (1024 + element_encoder<>::max_element_bytes));
+  CHECK(trace_infos >= bytes.size() / (1024 + compressor<>::max_element_bytes));
   const auto want = behaviour(g.committed, false), have = behaviour(got, true);
   std::size_t first = 0;
   while (first < want.size() && first < have.size() && same_behaviour(want[first], have[first])) ++first;
@@ -620,7 +620,7 @@ TEST_CASE("compressor: atom packing is the shortest (exhaustive reference search
     total_atoms += atoms.size();
     compressor_options opt;
     opt.input = input_kind::resolved;
-    auto comp = std::make_unique<element_encoder<>>(regs, opt);
+    auto comp = std::make_unique<compressor<>>(regs, opt);
     element ti{};
     ti.kind = element_kind::trace_info;
     REQUIRE(comp->push(ti) == error_code::ok);

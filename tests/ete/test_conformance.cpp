@@ -8,8 +8,8 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
-#include <tracecodec/ete/recompress.hpp>
-#include <tracecodec/ete/snapshot.hpp>
+#include <tracecodec/host/ete/recompress.hpp>
+#include <tracecodec/host/ete/snapshot.hpp>
 
 #include <cctype>
 #include <cstdio>
@@ -403,7 +403,7 @@ TEST_CASE("element compressor: every buffer re-encodes to equal elements, never 
         const auto runs = read_elements(buf.regs, buf.data.data(), buf.data.size(), true, true);
         compressor_options opt;
         opt.input = input_kind::resolved;
-        auto comp = std::make_unique<element_encoder<>>(buf.regs, opt);
+        auto comp = std::make_unique<compressor<>>(buf.regs, opt);
         std::vector<std::uint8_t> out;
         std::uint8_t chunk[4096];
         auto drain = [&] {

@@ -28,7 +28,7 @@
 // interpretation was marked "SPEC-DISPUTE" until the resolver was changed to follow it.
 #include <doctest/doctest.h>
 
-#include <tracecodec/ete/element_reader.hpp>
+#include <tracecodec/ete/element/reader.hpp>
 
 #include "common.hpp"
 

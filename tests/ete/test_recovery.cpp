@@ -8,8 +8,8 @@
 // is absent. Also the regression inputs of the fuzz targets (fuzz/README.md).
 #include <doctest/doctest.h>
 
-#include <tracecodec/ete/recompress.hpp>
-#include <tracecodec/ete/snapshot.hpp>
+#include <tracecodec/host/ete/recompress.hpp>
+#include <tracecodec/host/ete/snapshot.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -452,7 +452,7 @@ namespace {
 // Compresses a stage-1 element stream; returns the bytes and the first push/finish error.
 std::vector<std::uint8_t> compress(const registers& regs, const std::vector<element>& in,
                                    error_code& first) {
-  auto comp = std::make_unique<element_encoder<>>(regs);
+  auto comp = std::make_unique<compressor<>>(regs);
   std::vector<std::uint8_t> out;
   std::uint8_t chunk[256];
   first = error_code::ok;

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include <tracecodec/ete/decoder.hpp>
-#include <tracecodec/ete/encoder.hpp>
+#include <tracecodec/ete/packet/decoder.hpp>
+#include <tracecodec/ete/packet/encoder.hpp>
 
 namespace {
 

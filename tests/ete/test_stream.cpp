@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <doctest/doctest.h>
 
-#include <tracecodec/ete/format.hpp>
+#include <tracecodec/host/ete/format.hpp>
 
 #include <random>
 

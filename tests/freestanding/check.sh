@@ -2,11 +2,11 @@
 # Compiles every freestanding codec header, and one instantiation of decoder and encoder, with
 # the embedded toolchain: -ffreestanding -fno-exceptions -fno-rtti, Cortex-M4, -Os.
 # Usage: check.sh CXX SIZE NM INCLUDE_DIR INSTANTIATE_CPP
-# Every header under INCLUDE_DIR/tracecodec is a codec header except the hosted ones, which
-# are named format*.hpp, snapshot.hpp or recompress.hpp (formatting, file I/O, tools).
+# The rule is a folder: every header under INCLUDE_DIR/tracecodec except those in
+# tracecodec/host/ (formatting, file reading, tool helpers) is a freestanding codec header.
 set -eu
 cxx=$1; size=$2; nm=$3; inc=$4; inst=$5
-set -- $(cd "$inc" && find tracecodec -name '*.hpp' ! -name 'format*.hpp' ! -name 'snapshot.hpp' ! -name 'recompress.hpp' | sort)
+set -- $(cd "$inc" && find tracecodec -name '*.hpp' ! -path 'tracecodec/host/*' | sort)
 flags="-std=c++20 -ffreestanding -fno-exceptions -fno-rtti -mcpu=cortex-m4 -mthumb -Os -Wall -Wextra -Werror"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

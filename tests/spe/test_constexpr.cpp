@@ -2,7 +2,7 @@
 // The PMBSR_EL1 and FSC codecs run inside static_assert.
 #include <doctest/doctest.h>
 
-#include <tracecodec/spe/fault_status.hpp>
+#include <tracecodec/arm/fault_status.hpp>
 #include <tracecodec/spe/pmbsr.hpp>
 
 using namespace tracecodec::spe;

@@ -3,13 +3,13 @@
 // (spe-PMBSR_EL1-register.txt), every one of the 64 codes.
 #include <doctest/doctest.h>
 
-#include <tracecodec/spe/fault_status.hpp>
-#include <tracecodec/spe/format_fault_status.hpp>
+#include <tracecodec/arm/fault_status.hpp>
+#include <tracecodec/host/arm/fault_status.hpp>
 
 #include <cstdint>
 #include <string>
 
-using namespace tracecodec::spe;
+using namespace tracecodec::arm;
 
 namespace {
 

@@ -2,7 +2,7 @@
 // Text and JSON forms of PMBSR_EL1 values.
 #include <doctest/doctest.h>
 
-#include <tracecodec/spe/format.hpp>
+#include <tracecodec/host/spe/format.hpp>
 
 #include <string>
 

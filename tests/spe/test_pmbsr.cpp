@@ -2,7 +2,7 @@
 // PMBSR_EL1 field by field, against spe-PMBSR_EL1-register.txt.
 #include <doctest/doctest.h>
 
-#include <tracecodec/spe/format.hpp>
+#include <tracecodec/host/spe/format.hpp>
 #include <tracecodec/spe/pmbsr.hpp>
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 // the Arm ARM register layout for the positions.
 #include <doctest/doctest.h>
 
-#include <tracecodec/trbe/format.hpp>
+#include <tracecodec/host/trbe/format.hpp>
 #include <tracecodec/trbe/trbsr.hpp>
 
 #include <cstdint>

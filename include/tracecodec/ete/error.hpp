@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "../detail/error_text.hpp"
+
 namespace tracecodec::ete {
 
 // Stable codes: the numbers are part of the API (tools log them) and never change meaning.
@@ -26,52 +28,33 @@ enum class error_code : std::uint8_t {
                              // was sized for (element_reader's Capacity)
 };
 
-constexpr const char* error_name(error_code e) noexcept {
-  switch (e) {
-    case error_code::ok: return "ok";
-    case error_code::reserved_header: return "reserved_header";
-    case error_code::malformed_payload: return "malformed_payload";
-    case error_code::overlong_field: return "overlong_field";
-    case error_code::bad_async: return "bad_async";
-    case error_code::truncated_packet: return "truncated_packet";
-    case error_code::config_mismatch: return "config_mismatch";
-    case error_code::invalid_config: return "invalid_config";
-    case error_code::buffer_too_small: return "buffer_too_small";
-    case error_code::unencodable: return "unencodable";
-    case error_code::unsynchronized: return "unsynchronized";
-    case error_code::resolution_overflow: return "resolution_overflow";
-    case error_code::unsupported_config: return "unsupported_config";
-  }
-  return "unknown";
-}
+// One row per code, in numeric order.
+inline constexpr detail::error_text error_texts[] = {
+    {"ok", "no error"},
+    {"reserved_header", "reserved header byte for this configuration"},
+    {"malformed_payload", "packet payload holds a reserved value"},
+    {"overlong_field", "continuation run longer than the field allows"},
+    {"bad_async", "malformed A-Sync sequence"},
+    {"truncated_packet", "trace ended inside a packet"},
+    {"config_mismatch", "packet needs a feature the configuration lacks"},
+    {"invalid_config", "invalid trace unit configuration"},
+    {"buffer_too_small", "output buffer too small"},
+    {"unencodable", "value cannot be encoded in the requested packet form"},
+    {"unsynchronized", "bytes skipped before an A-Sync"},
+    {"resolution_overflow", "resolution queue full: oldest elements committed early"},
+    {"unsupported_config", "MAXSPEC larger than this element reader resolves (give it a larger Capacity)"},
+};
+static_assert(detail::dense_error_table(error_texts, error_code::unsupported_config));
 
+constexpr const char* error_name(error_code e) noexcept {
+  return detail::error_text_of(error_texts, e).name;
+}
 constexpr const char* error_message(error_code e) noexcept {
-  switch (e) {
-    case error_code::ok: return "no error";
-    case error_code::reserved_header: return "reserved header byte for this configuration";
-    case error_code::malformed_payload: return "packet payload holds a reserved value";
-    case error_code::overlong_field: return "continuation run longer than the field allows";
-    case error_code::bad_async: return "malformed A-Sync sequence";
-    case error_code::truncated_packet: return "trace ended inside a packet";
-    case error_code::config_mismatch: return "packet needs a feature the configuration lacks";
-    case error_code::invalid_config: return "invalid trace unit configuration";
-    case error_code::buffer_too_small: return "output buffer too small";
-    case error_code::unencodable: return "value cannot be encoded in the requested packet form";
-    case error_code::unsynchronized: return "bytes skipped before an A-Sync";
-    case error_code::resolution_overflow: return "resolution queue full: oldest elements committed early";
-    case error_code::unsupported_config:
-      return "MAXSPEC larger than this element reader resolves (give it a larger Capacity)";
-  }
-  return "unknown error";
+  return detail::error_text_of(error_texts, e).message;
 }
 
 // A decoder diagnostic: an error (or the unsynchronized notice) with the byte offset of the
 // packet that caused it. `length` is the number of bytes skipped for `unsynchronized`.
-struct diagnostic {
-  error_code code = error_code::ok;
-  std::uint64_t offset = 0;
-  std::uint64_t length = 0;
-  constexpr bool operator==(const diagnostic&) const = default;
-};
+using diagnostic = detail::diagnostic<error_code>;
 
 }  // namespace tracecodec::ete

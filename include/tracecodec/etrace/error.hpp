@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "../detail/error_text.hpp"
+
 namespace tracecodec::etrace {
 
 // Stable codes: the numbers are part of the API (tools log them) and never change meaning.
@@ -25,53 +27,34 @@ enum class error_code : std::uint8_t {
                               // format / subformat / branch_fmt
 };
 
-constexpr const char* error_name(error_code e) noexcept {
-  switch (e) {
-    case error_code::ok: return "ok";
-    case error_code::invalid_config: return "invalid_config";
-    case error_code::invalid_encapsulation: return "invalid_encapsulation";
-    case error_code::reserved_format: return "reserved_format";
-    case error_code::reserved_branch_fmt: return "reserved_branch_fmt";
-    case error_code::inconsistent_irdepth: return "inconsistent_irdepth";
-    case error_code::empty_payload: return "empty_payload";
-    case error_code::payload_too_long: return "payload_too_long";
-    case error_code::bad_sign_extension: return "bad_sign_extension";
-    case error_code::malformed_header: return "malformed_header";
-    case error_code::truncated_packet: return "truncated_packet";
-    case error_code::block_overrun: return "block_overrun";
-    case error_code::buffer_too_small: return "buffer_too_small";
-    case error_code::unencodable: return "unencodable";
-  }
-  return "unknown";
-}
+// One row per code, in numeric order.
+inline constexpr detail::error_text error_texts[] = {
+    {"ok", "no error"},
+    {"invalid_config", "invalid te_inst parameters"},
+    {"invalid_encapsulation", "invalid encapsulation settings"},
+    {"reserved_format", "format 0 subformat reserved or not enabled"},
+    {"reserved_branch_fmt", "branch_fmt 0b01 cannot occur"},
+    {"inconsistent_irdepth", "irdepth bits differ from irreport"},
+    {"empty_payload", "payload of zero bytes"},
+    {"payload_too_long", "payload longer than its fields"},
+    {"bad_sign_extension", "payload padding is not sign extension"},
+    {"malformed_header", "malformed encapsulation header"},
+    {"truncated_packet", "trace ended inside a packet"},
+    {"block_overrun", "packet crosses a block boundary"},
+    {"buffer_too_small", "output buffer too small"},
+    {"unencodable", "value cannot be encoded in a te_inst packet"},
+};
+static_assert(detail::dense_error_table(error_texts, error_code::unencodable));
 
+constexpr const char* error_name(error_code e) noexcept {
+  return detail::error_text_of(error_texts, e).name;
+}
 constexpr const char* error_message(error_code e) noexcept {
-  switch (e) {
-    case error_code::ok: return "no error";
-    case error_code::invalid_config: return "invalid te_inst parameters";
-    case error_code::invalid_encapsulation: return "invalid encapsulation settings";
-    case error_code::reserved_format: return "format 0 subformat reserved or not enabled";
-    case error_code::reserved_branch_fmt: return "branch_fmt 0b01 cannot occur";
-    case error_code::inconsistent_irdepth: return "irdepth bits differ from irreport";
-    case error_code::empty_payload: return "payload of zero bytes";
-    case error_code::payload_too_long: return "payload longer than its fields";
-    case error_code::bad_sign_extension: return "payload padding is not sign extension";
-    case error_code::malformed_header: return "malformed encapsulation header";
-    case error_code::truncated_packet: return "trace ended inside a packet";
-    case error_code::block_overrun: return "packet crosses a block boundary";
-    case error_code::buffer_too_small: return "output buffer too small";
-    case error_code::unencodable: return "value cannot be encoded in a te_inst packet";
-  }
-  return "unknown error";
+  return detail::error_text_of(error_texts, e).message;
 }
 
 // A stream decoder diagnostic: the error, the byte offset of the packet (or header byte) that
 // caused it, and the number of bytes it discarded.
-struct diagnostic {
-  error_code code = error_code::ok;
-  std::uint64_t offset = 0;
-  std::uint64_t length = 0;
-  constexpr bool operator==(const diagnostic&) const = default;
-};
+using diagnostic = detail::diagnostic<error_code>;
 
 }  // namespace tracecodec::etrace

@@ -9,12 +9,24 @@
 #include <cstdint>
 
 #include "../arm/register_field.hpp"
-#include "fault_status.hpp"
+#include "../arm/fault_status.hpp"
 
 namespace tracecodec::spe {
 
 using arm::encode_error;
 using arm::encode_result;
+using arm::decode_fault_status;
+using arm::encode_fault_status;
+using arm::fault_kind;
+using arm::fault_status;
+using arm::fsc_encoding;
+using arm::mss_code_mask;
+using arm::mss_format;
+using arm::mss_res0_mask;
+using arm::mss_buffer_status;
+using arm::mss_code_of;
+using arm::mss_fault_status;
+using arm::mss_res0_set;
 
 inline constexpr std::uint64_t pmbsr_res0_mask = 0xffff'ffff'03f0'0000ull;  // [63:32], [25:20]
 

@@ -12,20 +12,20 @@
 #include <cstdint>
 
 #include "../arm/register_field.hpp"
-#include "../spe/fault_status.hpp"
+#include "../arm/fault_status.hpp"
 
 namespace tracecodec::trbe {
 
 using arm::encode_error;
 using arm::encode_result;
-using spe::decode_fault_status;
-using spe::encode_fault_status;
-using spe::fault_kind;
-using spe::fault_status;
-using spe::fsc_encoding;
-using spe::mss_code_mask;
-using spe::mss_format;
-using spe::mss_res0_mask;
+using arm::decode_fault_status;
+using arm::encode_fault_status;
+using arm::fault_kind;
+using arm::fault_status;
+using arm::fsc_encoding;
+using arm::mss_code_mask;
+using arm::mss_format;
+using arm::mss_res0_mask;
 
 // [63:32], [25:23], [19], [16]
 inline constexpr std::uint64_t trbsr_res0_mask = 0xffff'ffff'0389'0000ull;
@@ -84,17 +84,17 @@ struct trbsr {
 
   constexpr exception_class event() const noexcept { return exception_class_of(ec); }
   constexpr mss_format syndrome() const noexcept { return mss_format_of(event()); }
-  constexpr std::uint8_t mss_code() const noexcept { return spe::mss_code_of(mss); }  // BSC or FSC
+  constexpr std::uint8_t mss_code() const noexcept { return arm::mss_code_of(mss); }  // BSC or FSC
   // BSC; reserved unless syndrome() is mss_format::bsc.
   constexpr buffer_status bsc() const noexcept {
-    return spe::mss_buffer_status(syndrome(), mss, buffer_status_of);
+    return arm::mss_buffer_status(syndrome(), mss, buffer_status_of);
   }
   // FSC; reserved unless syndrome() is mss_format::fsc.
-  constexpr fault_status fsc() const noexcept { return spe::mss_fault_status(syndrome(), mss); }
+  constexpr fault_status fsc() const noexcept { return arm::mss_fault_status(syndrome(), mss); }
   // Every RES0 bit that is set: the register's, and MSS bits [15:6] when EC gives MSS a layout
   // (BSC or FSC).
   constexpr std::uint64_t res0_set() const noexcept {
-    return res0 | spe::mss_res0_set(syndrome(), mss);
+    return res0 | arm::mss_res0_set(syndrome(), mss);
   }
 };
 

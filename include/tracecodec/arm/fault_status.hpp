@@ -9,9 +9,9 @@
 
 #include <cstdint>
 
-#include "../arm/register_field.hpp"
+#include "register_field.hpp"
 
-namespace tracecodec::spe {
+namespace tracecodec::arm {
 
 inline constexpr std::uint16_t mss_code_mask = 0x003f;  // BSC or FSC, bits [5:0]
 inline constexpr std::uint16_t mss_res0_mask = 0xffc0;  // bits [15:6] RES0 for BSC and FSC
@@ -122,4 +122,4 @@ constexpr std::uint64_t mss_res0_set(mss_format fmt, std::uint16_t mss) noexcept
   return laid_out ? static_cast<std::uint64_t>(mss & mss_res0_mask) : 0;
 }
 
-}  // namespace tracecodec::spe
+}  // namespace tracecodec::arm

@@ -8,10 +8,10 @@
 #include <type_traits>
 
 #include "config.hpp"
-#include "error.hpp"
+#include "../error.hpp"
 #include "fields.hpp"
 #include "header_table.hpp"
-#include "hot.hpp"
+#include "../../detail/hot.hpp"
 #include "packet.hpp"
 #include "state.hpp"
 

@@ -11,10 +11,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "config.hpp"
+#include "../packet/config.hpp"
 #include "element.hpp"
-#include "error.hpp"
-#include "hot.hpp"
+#include "../error.hpp"
+#include "../../detail/hot.hpp"
 
 namespace tracecodec::ete {
 

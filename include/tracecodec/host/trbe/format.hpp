@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <string>
 
-#include "../spe/format_fault_status.hpp"
-#include "trbsr.hpp"
+#include "../arm/fault_status.hpp"
+#include "../../trbe/trbsr.hpp"
 
 namespace tracecodec::trbe {
 
@@ -42,7 +42,7 @@ inline const char* buffer_status_meaning(buffer_status b) {
 
 // The meaning of every field of trbsr_fields, in its order.
 inline constexpr arm::format_util::field_meaning<trbsr> trbsr_meanings[] = {
-    {"ec", spe::format_detail::ec_meaning<trbsr>},
+    {"ec", arm::format_detail::ec_meaning<trbsr>},
     {"irq", "Interrupt request not asserted",
      "Interrupt request asserted: a trace buffer management event occurred (TRBIRQ)"},
     {"trg", "No Detected Trigger has occurred", "A Detected Trigger has occurred"},
@@ -52,17 +52,17 @@ inline constexpr arm::format_util::field_meaning<trbsr> trbsr_meanings[] = {
      "An External Abort has been reported to the Trace Buffer Unit"},
     {"s", "Collection is not stopped",
      "Collection is stopped: the Trace Buffer Unit discards trace data"},
-    {"mss", spe::format_detail::mss_meaning<trbsr>},
+    {"mss", arm::format_detail::mss_meaning<trbsr>},
 };
 static_assert(arm::format_util::keys_match(trbsr_fields, trbsr_meanings));
 
 inline std::string format_text(const trbsr& r) {
-  return spe::format_detail::syndrome_text("TRBSR_EL1", trbsr_fields, trbsr_meanings, r,
+  return arm::format_detail::syndrome_text("TRBSR_EL1", trbsr_fields, trbsr_meanings, r,
                                            buffer_status_meaning(r.bsc()));
 }
 
 inline std::string format_json(const trbsr& r) {
-  return spe::format_detail::syndrome_json("TRBSR_EL1", trbsr_fields, trbsr_meanings, r,
+  return arm::format_detail::syndrome_json("TRBSR_EL1", trbsr_fields, trbsr_meanings, r,
                                            buffer_status_meaning(r.bsc()));
 }
 

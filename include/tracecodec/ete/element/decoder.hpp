@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "config.hpp"
+#include "../packet/config.hpp"
 #include "element.hpp"
-#include "hot.hpp"
-#include "packet.hpp"
+#include "../../detail/hot.hpp"
+#include "../packet/packet.hpp"
 
 namespace tracecodec::ete {
 

@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "config.hpp"
+#include "../../ete/packet/config.hpp"
 
 namespace tracecodec::ete::snapshot {
 

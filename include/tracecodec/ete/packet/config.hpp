@@ -7,7 +7,8 @@
 
 #include <cstdint>
 
-#include "error.hpp"
+#include "../../arm/register_field.hpp"
+#include "../error.hpp"
 
 namespace tracecodec::ete {
 
@@ -22,14 +23,45 @@ struct registers {
   constexpr bool operator==(const registers&) const = default;
 };
 
-namespace detail {
-constexpr std::uint32_t bits(std::uint32_t v, unsigned hi, unsigned lo) noexcept {
-  return (v >> lo) & ((hi - lo == 31) ? 0xffffffffu : ((1u << (hi - lo + 1)) - 1u));
+// The ID and control register fields that change parsing, as the ETE register descriptions
+// place them (see ../shared/conformance/ete/README.md for the list).
+namespace reg {
+using arm::field_position;
+inline constexpr field_position trcbb{"TRCBB", "trcbb", 5, 5};              // TRCIDR0
+inline constexpr field_position trccci{"TRCCCI", "trccci", 7, 7};
+inline constexpr field_position retstack{"RETSTACK", "retstack", 9, 9};
+inline constexpr field_position numevent{"NUMEVENT", "numevent", 11, 10};
+inline constexpr field_position qsupp{"QSUPP", "qsupp", 16, 15};
+inline constexpr field_position tsmark{"TSMARK", "tsmark", 23, 23};
+inline constexpr field_position tssize{"TSSIZE", "tssize", 28, 24};
+inline constexpr field_position commopt{"COMMOPT", "commopt", 29, 29};
+inline constexpr field_position commtrans{"COMMTRANS", "commtrans", 30, 30};
+inline constexpr field_position iasize{"IASIZE", "iasize", 4, 0};            // TRCIDR2
+inline constexpr field_position cidsize{"CIDSIZE", "cidsize", 9, 5};
+inline constexpr field_position vmidsize{"VMIDSIZE", "vmidsize", 14, 10};
+inline constexpr field_position ccsize{"CCSIZE", "ccsize", 28, 25};
+inline constexpr field_position architect{"ARCHITECT", "architect", 31, 21};  // TRCDEVARCH
+inline constexpr field_position present{"PRESENT", "present", 20, 20};
+inline constexpr field_position revision{"REVISION", "revision", 19, 16};
+inline constexpr field_position archver{"ARCHVER", "archver", 15, 12};
+inline constexpr field_position archid{"ARCHID", "archid", 15, 0};
+inline constexpr field_position bb{"BB", "bb", 3, 3};                        // TRCCONFIGR
+inline constexpr field_position cci{"CCI", "cci", 4, 4};
+inline constexpr field_position cid{"CID", "cid", 6, 6};
+inline constexpr field_position vmid{"VMID", "vmid", 7, 7};
+inline constexpr field_position ts{"TS", "ts", 11, 11};
+inline constexpr field_position rs{"RS", "rs", 12, 12};
+inline constexpr field_position qe{"QE", "qe", 14, 13};
+inline constexpr field_position vmidopt{"VMIDOPT", "vmidopt", 15, 15};
+// TRCIDR0.TSSIZE and TRCIDR2.{CID,VMID}SIZE encodings.
+inline constexpr std::uint32_t tssize_48 = 0b00110, tssize_64 = 0b01000, size_32 = 0b00100;
+inline constexpr std::uint32_t iasize_64 = 0b01000;
+constexpr std::uint32_t get(const field_position& f, std::uint32_t v) noexcept {
+  return static_cast<std::uint32_t>(f.extract(v));
 }
-}  // namespace detail
+}  // namespace reg
 
-// The decoded configuration. Field positions: TRCIDR0/2/8, TRCDEVARCH, TRCCONFIGR as in the
-// ETE register descriptions (see ../shared/conformance/ete/README.md for the list).
+// The decoded configuration (field positions in namespace reg above).
 struct config {
   // TRCIDR0
   bool trcbb = false;        // branch broadcast supported (bit 5)
@@ -67,33 +99,33 @@ struct config {
   }
 
   static constexpr config from(const registers& r) noexcept {
-    using detail::bits;
+    using reg::get;
     config c{};
-    c.trcbb = bits(r.trcidr0, 5, 5);
-    c.trccci = bits(r.trcidr0, 7, 7);
-    c.retstack = bits(r.trcidr0, 9, 9);
-    c.numevent = static_cast<std::uint8_t>(bits(r.trcidr0, 11, 10) + 1);
-    c.qsupp = static_cast<std::uint8_t>(bits(r.trcidr0, 16, 15));
-    c.tsmark = bits(r.trcidr0, 23, 23);
-    const auto tss = bits(r.trcidr0, 28, 24);
-    c.tssize = tss == 0b00110 ? 48 : tss == 0b01000 ? 64 : 0;
-    c.commopt = bits(r.trcidr0, 29, 29);
-    c.commtrans = bits(r.trcidr0, 30, 30);
-    c.iasize = bits(r.trcidr2, 4, 0) == 0b00100 ? 32 : 64;
-    c.cidsize = bits(r.trcidr2, 9, 5) == 0b00100 ? 32 : 0;
-    c.vmidsize = bits(r.trcidr2, 14, 10) == 0b00100 ? 32 : 0;
-    c.ccsize = static_cast<std::uint8_t>(bits(r.trcidr2, 28, 25) + 12);
+    c.trcbb = get(reg::trcbb, r.trcidr0);
+    c.trccci = get(reg::trccci, r.trcidr0);
+    c.retstack = get(reg::retstack, r.trcidr0);
+    c.numevent = static_cast<std::uint8_t>(get(reg::numevent, r.trcidr0) + 1);
+    c.qsupp = static_cast<std::uint8_t>(get(reg::qsupp, r.trcidr0));
+    c.tsmark = get(reg::tsmark, r.trcidr0);
+    const auto tss = get(reg::tssize, r.trcidr0);
+    c.tssize = tss == reg::tssize_48 ? 48 : tss == reg::tssize_64 ? 64 : 0;
+    c.commopt = get(reg::commopt, r.trcidr0);
+    c.commtrans = get(reg::commtrans, r.trcidr0);
+    c.iasize = get(reg::iasize, r.trcidr2) == reg::size_32 ? 32 : 64;
+    c.cidsize = get(reg::cidsize, r.trcidr2) == reg::size_32 ? 32 : 0;
+    c.vmidsize = get(reg::vmidsize, r.trcidr2) == reg::size_32 ? 32 : 0;
+    c.ccsize = static_cast<std::uint8_t>(get(reg::ccsize, r.trcidr2) + 12);
     c.maxspec = r.trcidr8;
-    c.ete_major = static_cast<std::uint8_t>(bits(r.trcdevarch, 15, 12) == 5 ? 1 : 0);
-    c.ete_minor = static_cast<std::uint8_t>(bits(r.trcdevarch, 19, 16));
-    c.bb = bits(r.trcconfigr, 3, 3);
-    c.cci = bits(r.trcconfigr, 4, 4);
-    c.cid = bits(r.trcconfigr, 6, 6);
-    c.vmid = bits(r.trcconfigr, 7, 7);
-    c.ts = bits(r.trcconfigr, 11, 11);
-    c.rs = bits(r.trcconfigr, 12, 12);
-    c.qe = static_cast<std::uint8_t>(bits(r.trcconfigr, 14, 13));
-    c.vmidopt = bits(r.trcconfigr, 15, 15);
+    c.ete_major = static_cast<std::uint8_t>(get(reg::archver, r.trcdevarch) == 5 ? 1 : 0);
+    c.ete_minor = static_cast<std::uint8_t>(get(reg::revision, r.trcdevarch));
+    c.bb = get(reg::bb, r.trcconfigr);
+    c.cci = get(reg::cci, r.trcconfigr);
+    c.cid = get(reg::cid, r.trcconfigr);
+    c.vmid = get(reg::vmid, r.trcconfigr);
+    c.ts = get(reg::ts, r.trcconfigr);
+    c.rs = get(reg::rs, r.trcconfigr);
+    c.qe = static_cast<std::uint8_t>(get(reg::qe, r.trcconfigr));
+    c.vmidopt = get(reg::vmidopt, r.trcconfigr);
     return c;
   }
 };
@@ -101,18 +133,18 @@ struct config {
 // Rejects register values that no ETE trace unit reports (D16: ETE fixes several ETMv4
 // options) and enables that the ID registers say are not implemented (those bits are RES0).
 constexpr error_code validate(const registers& r) noexcept {
-  using detail::bits;
+  using reg::get;
   // TRCDEVARCH: ARCHITECT = Arm (0x23b), PRESENT = 1, ARCHID = ETE (0x5a13).
-  if (bits(r.trcdevarch, 31, 21) != 0x23b || bits(r.trcdevarch, 20, 20) != 1 ||
-      bits(r.trcdevarch, 15, 0) != 0x5a13)
+  if (get(reg::architect, r.trcdevarch) != 0x23b || get(reg::present, r.trcdevarch) != 1 ||
+      get(reg::archid, r.trcdevarch) != 0x5a13)
     return error_code::invalid_config;
-  const auto tss = bits(r.trcidr0, 28, 24);
-  if (tss != 0 && tss != 0b00110 && tss != 0b01000) return error_code::invalid_config;
-  if (bits(r.trcidr2, 4, 0) != 0b01000) return error_code::invalid_config;  // D16: 64-bit only
-  const auto cid = bits(r.trcidr2, 9, 5), vmid = bits(r.trcidr2, 14, 10);
-  if ((cid != 0 && cid != 0b00100) || (vmid != 0 && vmid != 0b00100))
+  const auto tss = get(reg::tssize, r.trcidr0);
+  if (tss != 0 && tss != reg::tssize_48 && tss != reg::tssize_64) return error_code::invalid_config;
+  if (get(reg::iasize, r.trcidr2) != reg::iasize_64) return error_code::invalid_config;  // D16
+  const auto cid = get(reg::cidsize, r.trcidr2), vmid = get(reg::vmidsize, r.trcidr2);
+  if ((cid != 0 && cid != reg::size_32) || (vmid != 0 && vmid != reg::size_32))
     return error_code::invalid_config;  // ETE context fields are 32-bit (D5.55)
-  if (bits(r.trcidr2, 28, 25) > 8) return error_code::invalid_config;  // CCSIZE 12..20 bits
+  if (get(reg::ccsize, r.trcidr2) > 8) return error_code::invalid_config;  // CCSIZE 12..20 bits
   const config c = config::from(r);
   if ((c.cci && !c.trccci) || (c.ts && c.tssize == 0) || (c.qe && !c.qsupp) ||
       (c.cid && !c.cidsize) || (c.vmid && !c.vmidsize) || (c.bb && !c.trcbb) ||

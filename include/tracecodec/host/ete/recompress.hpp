@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "element_encoder.hpp"
-#include "element_reader.hpp"
+#include "../../ete/element/compressor.hpp"
+#include "../../ete/element/reader.hpp"
 
 namespace tracecodec::ete {
 
@@ -50,7 +50,7 @@ inline recompressed recompress(const registers& regs, const std::vector<std::uin
   r.before = resolve_elements(regs, input.data(), input.size());
   compressor_options opt;
   opt.input = input_kind::resolved;
-  auto comp = std::make_unique<element_encoder<>>(regs, opt);
+  auto comp = std::make_unique<compressor<>>(regs, opt);
   std::uint8_t chunk[4096];
   auto drain = [&] {
     while (const std::size_t n = comp->drain(chunk, sizeof chunk))

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "hot.hpp"
+#include "../../detail/hot.hpp"
 #include "packet.hpp"
 
 namespace tracecodec::ete::detail {

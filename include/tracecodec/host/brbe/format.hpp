@@ -16,9 +16,9 @@
 #include <string>
 
 #include "../arm/format_util.hpp"
-#include "brbinf.hpp"
-#include "cycle_count.hpp"
-#include "record.hpp"
+#include "../../brbe/brbinf.hpp"
+#include "../../brbe/cycle_count.hpp"
+#include "../../brbe/record.hpp"
 
 namespace tracecodec::brbe {
 

@@ -13,7 +13,7 @@
 #include <cstdio>
 #include <string>
 
-#include "register_field.hpp"
+#include "../../arm/register_field.hpp"
 
 namespace tracecodec::arm::format_util {
 

@@ -24,9 +24,9 @@
 #include <cstdio>
 #include <string>
 
-#include "error.hpp"
-#include "element.hpp"
-#include "packet.hpp"
+#include "../../ete/error.hpp"
+#include "../../ete/element/element.hpp"
+#include "../../ete/packet/packet.hpp"
 
 namespace tracecodec::ete {
 

@@ -18,11 +18,11 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "config.hpp"
+#include "../packet/config.hpp"
 #include "element.hpp"
-#include "encoder.hpp"
-#include "error.hpp"
-#include "packet.hpp"
+#include "../packet/encoder.hpp"
+#include "../error.hpp"
+#include "../packet/packet.hpp"
 
 namespace tracecodec::ete {
 
@@ -36,14 +36,14 @@ struct compressor_options {
 };
 
 template <class Config = runtime_config>
-class element_encoder {
+class compressor {
  public:
   static constexpr std::size_t staging_size = 1024;
   static constexpr std::size_t max_element_bytes = 320;  // worst case one push() can produce
 
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
-  constexpr explicit element_encoder(compressor_options o = {}) noexcept : opt_(o) {}
-  constexpr element_encoder(const registers& r, compressor_options o = {}) noexcept
+  constexpr explicit compressor(compressor_options o = {}) noexcept : opt_(o) {}
+  constexpr compressor(const registers& r, compressor_options o = {}) noexcept
       : enc_(r), opt_(o) {}
 
   constexpr const config& cfg() const noexcept { return enc_.cfg(); }

@@ -9,11 +9,11 @@
 #include <cstdint>
 #include <string>
 
-#include "../arm/format_util.hpp"
-#include "../arm/register_field.hpp"
-#include "fault_status.hpp"
+#include "format_util.hpp"
+#include "../../arm/register_field.hpp"
+#include "../../arm/fault_status.hpp"
 
-namespace tracecodec::spe {
+namespace tracecodec::arm {
 
 // The FSC table's text, with the level for the level forms ("Translation fault, level 2").
 inline std::string fault_status_meaning(const fault_status& f) {
@@ -61,7 +61,7 @@ inline const char* mss_format_meaning(mss_format m) {
 
 namespace format_detail {
 
-using namespace arm::format_util;
+using namespace format_util;
 
 // The meanings of EC and MSS in a buffer syndrome register (PMBSR_EL1, TRBSR_EL1): the
 // register's exception class, and the layout that EC gives MSS.
@@ -124,4 +124,4 @@ std::string syndrome_json(const char* name, const arm::register_field<Reg> (&fie
 }
 
 }  // namespace format_detail
-}  // namespace tracecodec::spe
+}  // namespace tracecodec::arm

@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../packet/decoder.hpp"
 #include "decoder.hpp"
-#include "element_decoder.hpp"
-#include "hot.hpp"
+#include "../../detail/hot.hpp"
 #include "resolver.hpp"
 
 namespace tracecodec::ete {

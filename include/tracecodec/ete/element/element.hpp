@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "packet.hpp"
+#include "../packet/packet.hpp"
 
 namespace tracecodec::ete {
 

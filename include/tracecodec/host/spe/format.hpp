@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <string>
 
-#include "format_fault_status.hpp"
-#include "pmbsr.hpp"
+#include "../arm/fault_status.hpp"
+#include "../../spe/pmbsr.hpp"
 
 namespace tracecodec::spe {
 
@@ -41,7 +41,7 @@ inline const char* buffer_status_meaning(buffer_status b) {
 
 // The meaning of every field of pmbsr_fields, in its order.
 inline constexpr arm::format_util::field_meaning<pmbsr> pmbsr_meanings[] = {
-    {"ec", format_detail::ec_meaning<pmbsr>},
+    {"ec", arm::format_detail::ec_meaning<pmbsr>},
     {"dl",
      "PMBPTR_EL1 points to the first byte after the last complete record written to the "
      "Profiling Buffer",
@@ -53,17 +53,17 @@ inline constexpr arm::format_util::field_meaning<pmbsr> pmbsr_meanings[] = {
      "PMBIRQ is asserted; all profiling data has either been written to the buffer or "
      "discarded"},
     {"coll", "No collision events detected", "At least one collision event was recorded"},
-    {"mss", format_detail::mss_meaning<pmbsr>},
+    {"mss", arm::format_detail::mss_meaning<pmbsr>},
 };
 static_assert(arm::format_util::keys_match(pmbsr_fields, pmbsr_meanings));
 
 inline std::string format_text(const pmbsr& r) {
-  return format_detail::syndrome_text("PMBSR_EL1", pmbsr_fields, pmbsr_meanings, r,
+  return arm::format_detail::syndrome_text("PMBSR_EL1", pmbsr_fields, pmbsr_meanings, r,
                                       buffer_status_meaning(r.bsc()));
 }
 
 inline std::string format_json(const pmbsr& r) {
-  return format_detail::syndrome_json("PMBSR_EL1", pmbsr_fields, pmbsr_meanings, r,
+  return arm::format_detail::syndrome_json("PMBSR_EL1", pmbsr_fields, pmbsr_meanings, r,
                                       buffer_status_meaning(r.bsc()));
 }
 

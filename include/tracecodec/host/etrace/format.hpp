@@ -10,11 +10,11 @@
 #include <cstdio>
 #include <string>
 
-#include "encapsulation.hpp"
-#include "error.hpp"
-#include "layout.hpp"
-#include "stream_decoder.hpp"
-#include "te_inst.hpp"
+#include "../../etrace/encapsulation.hpp"
+#include "../../etrace/error.hpp"
+#include "../../etrace/layout.hpp"
+#include "../../etrace/stream_decoder.hpp"
+#include "../../etrace/te_inst.hpp"
 
 namespace tracecodec::etrace {
 
