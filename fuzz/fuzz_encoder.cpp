@@ -22,21 +22,12 @@ using namespace fuzz;
 namespace {
 
 bool short_form(packet_kind k) {
-  switch (k) {
-    case packet_kind::address_short_is0:
-    case packet_kind::address_short_is1:
-    case packet_kind::exception_short_is0:
-    case packet_kind::exception_short_is1:
-    case packet_kind::source_short_is0:
-    case packet_kind::source_short_is1:
-    case packet_kind::q_short_is0:
-    case packet_kind::q_short_is1: return true;
-    default: return false;
-  }
+  return address_form_of(k).family != address_family::none &&
+         address_form_of(k).width == address_width::short_form;
 }
 bool exact_form(packet_kind k) {
-  return k == packet_kind::address_exact || k == packet_kind::exception_exact ||
-         k == packet_kind::source_exact || k == packet_kind::q_exact;
+  return address_form_of(k).family != address_family::none &&
+         address_form_of(k).width == address_width::exact;
 }
 
 // The decoded packet says what the producer asked for, field by field, for this kind.

@@ -265,16 +265,10 @@ class compressor {
     if ((a >> 32) == (last >> 32)) return {2, 0, 4};
     return {allow64 ? 3 : -1, 0, 8};
   }
-  static constexpr packet_kind form_kind(int form, isa s, packet_kind exact, packet_kind short0,
-                                         packet_kind l32_0, packet_kind l64_0) noexcept {
-    // Kinds of one family are consecutive in this order: IS0 then IS1.
-    const unsigned off = s == isa::is1 ? 1u : 0u;
-    switch (form) {
-      case 0: return exact;
-      case 1: return static_cast<packet_kind>(static_cast<unsigned>(short0) + off);
-      case 2: return static_cast<packet_kind>(static_cast<unsigned>(l32_0) + off);
-      default: return static_cast<packet_kind>(static_cast<unsigned>(l64_0) + off);
-    }
+  // The packet kind of an address family's form (description.hpp).
+  static constexpr packet_kind form_kind(address_family f, int form, isa s,
+                                         bool with_context = false) noexcept {
+    return address_kind(f, static_cast<address_width>(form), s, with_context);
   }
   constexpr void fill_address(packet& p, const address_choice& c, std::uint64_t a, isa s) const noexcept {
     p.address = a;
@@ -318,8 +312,7 @@ class compressor {
       const address_choice lng = choose_address(target_.address, target_.sub_isa, true, true);
       const unsigned combined = 1u + lng.bytes + context_bytes(f);
       if (combined < separate) {
-        packet p = make(lng.form == 2 ? packet_kind::address_ctx_32_is0 : packet_kind::address_ctx_64_is0);
-        if (target_.sub_isa == isa::is1) p.kind = static_cast<packet_kind>(static_cast<unsigned>(p.kind) + 1);
+        packet p = make(form_kind(address_family::target, lng.form, target_.sub_isa, true));
         fill_address(p, lng, target_.address, target_.sub_isa);
         p.ctx = ctx_.ctx;
         p.flags = f;
@@ -339,9 +332,7 @@ class compressor {
   }
   constexpr void put_target(const element& t) noexcept {
     const address_choice c = choose_address(t.address, t.sub_isa);
-    packet p = make(form_kind(c.form, t.sub_isa, packet_kind::address_exact,
-                              packet_kind::address_short_is0, packet_kind::address_32_is0,
-                              packet_kind::address_64_is0));
+    packet p = make(form_kind(address_family::target, c.form, t.sub_isa));
     fill_address(p, c, t.address, t.sub_isa);
     put(p);
   }
@@ -361,8 +352,7 @@ class compressor {
     }
     if (with_target && has_ctx_) {  // Exception with context (E=0b10 only, D9.2.13.2)
       const address_choice lng = choose_address(x.address, x.sub_isa, true, true);
-      p.kind = lng.form == 2 ? packet_kind::exception_ctx_32_is0 : packet_kind::exception_ctx_64_is0;
-      if (x.sub_isa == isa::is1) p.kind = static_cast<packet_kind>(static_cast<unsigned>(p.kind) + 1);
+      p.kind = form_kind(address_family::exception, lng.form, x.sub_isa, true);
       fill_address(p, lng, x.address, x.sub_isa);
       p.ctx = ctx_.ctx;
       p.flags = context_flags(ctx_.ctx);
@@ -371,9 +361,7 @@ class compressor {
       return;
     }
     const address_choice c = choose_address(x.address, x.sub_isa);
-    p.kind = form_kind(c.form, x.sub_isa, packet_kind::exception_exact,
-                       packet_kind::exception_short_is0, packet_kind::exception_32_is0,
-                       packet_kind::exception_64_is0);
+    p.kind = form_kind(address_family::exception, c.form, x.sub_isa);
     fill_address(p, c, x.address, x.sub_isa);
     if (x.kind == element_kind::transaction_failure) p.exception_type = 0x18;
     put(p);
@@ -428,8 +416,7 @@ class compressor {
       if (target) {
         const address_choice c = choose_address(target->address, target->sub_isa, false);
         if (c.form >= 0) {
-          p.kind = form_kind(c.form, target->sub_isa, packet_kind::q_exact, packet_kind::q_short_is0,
-                             packet_kind::q_32_is0, packet_kind::q_32_is0);
+          p.kind = form_kind(address_family::q, c.form, target->sub_isa);  // no 64-bit Q form
           fill_address(p, c, target->address, target->sub_isa);
           target = nullptr;
         }
@@ -658,9 +645,7 @@ class compressor {
       case K::cycle_count: put_cycle_count(e); return;
       case K::source_address: {
         const address_choice c = choose_address(e.address, e.sub_isa);
-        packet p = make(form_kind(c.form, e.sub_isa, packet_kind::source_exact,
-                                  packet_kind::source_short_is0, packet_kind::source_32_is0,
-                                  packet_kind::source_64_is0));
+        packet p = make(form_kind(address_family::source, c.form, e.sub_isa));
         fill_address(p, c, e.address, e.sub_isa);
         put(p);
         p0_emitted();

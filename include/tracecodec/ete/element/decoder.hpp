@@ -14,6 +14,23 @@
 
 namespace tracecodec::ete {
 
+namespace detail {
+// process_common() tests two families as ranges of the enum: these say the ranges are exact.
+inline constexpr packet_kind first_cycle_count = packet_kind::cycle_count_f1_0_unknown;
+static_assert(kinds_with_trait_are(kind_trait::cycle_count, first_cycle_count,
+                                   packet_kind::cycle_count_f3_1));
+static_assert(static_cast<unsigned>(packet_kind::cycle_count_f3_1) -
+                  static_cast<unsigned>(first_cycle_count) < 32);
+constexpr bool target_kinds_are_a_run() noexcept {
+  for (const packet_description& d : packet_descriptions.row) {
+    const bool in = d.kind >= packet_kind::address_exact && d.kind <= packet_kind::address_64_is1;
+    if (in != (d.form.family == address_family::target && !d.form.with_context)) return false;
+  }
+  return true;
+}
+static_assert(target_kinds_are_a_run());
+}  // namespace detail
+
 template <class Config = runtime_config>
 class element_decoder {
  public:
@@ -97,15 +114,19 @@ class element_decoder {
   template <class Sink>
   TRACECODEC_HOT constexpr bool process_common(const packet& p, Sink&& sink) noexcept {
     using K = packet_kind;
-    constexpr std::uint32_t uncommitting_cycle_counts =
-        1u << (static_cast<unsigned>(K::cycle_count_f1_1) - static_cast<unsigned>(K::cycle_count_f1_0_unknown)) |
-        1u << (static_cast<unsigned>(K::cycle_count_f1_1_unknown) - static_cast<unsigned>(K::cycle_count_f1_0_unknown)) |
-        1u << (static_cast<unsigned>(K::cycle_count_f2_1) - static_cast<unsigned>(K::cycle_count_f1_0_unknown)) |
-        1u << (static_cast<unsigned>(K::cycle_count_f3_1) - static_cast<unsigned>(K::cycle_count_f1_0_unknown));
-    const unsigned cc = static_cast<unsigned>(p.kind) - static_cast<unsigned>(K::cycle_count_f1_0_unknown);
+    // The COMMOPT 1 Cycle Count kinds as bits from the first Cycle Count kind (description.hpp
+    // puts every Cycle Count kind in one run of the enum; checked below).
+    constexpr std::uint32_t uncommitting_cycle_counts = [] {
+      std::uint32_t m = 0;
+      for (const packet_description& d : packet_descriptions.row)
+        if (d.legal == legal_when::cycles_only)
+          m |= 1u << (static_cast<unsigned>(d.kind) - static_cast<unsigned>(detail::first_cycle_count));
+      return m;
+    }();
+    const unsigned cc = static_cast<unsigned>(p.kind) - static_cast<unsigned>(detail::first_cycle_count);
     element e{};
     e.offset = p.offset;
-    if (p.kind >= K::address_exact && p.kind <= K::address_64_is1) {
+    if (p.kind >= K::address_exact && p.kind <= K::address_64_is1) {  // detail::target_kinds_are_a_run
       e.kind = element_kind::target_address;
       e.address = p.address;
       e.sub_isa = p.sub_isa;

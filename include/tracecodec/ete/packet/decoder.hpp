@@ -514,8 +514,7 @@ class decoder {
   } while (0)
 
     const std::uint8_t* q = p + 1;
-    if (e.op == payload_op::none && e.kind >= packet_kind::mispredict &&
-        e.kind <= packet_kind::atom_f6) {  // the most common packets: atoms, all in the table
+    if (e.complete) {  // the most common packets: atoms, all in the table
       out.size = 1;
       return ok(1);
     }
@@ -705,23 +704,9 @@ class decoder {
           st_.history.add(0, isa::is0);  // D9.2.18.5 UnknownAddressHistoryBuffer()
           return finish_packet(out, p, q);
         }
+        if (!detail::exception_kinds.valid[ah]) return bad(error_code::malformed_payload);
         const header_entry& ae = table()[ah];
-        packet_kind kind;
-        switch (ah) {
-          case 0x90: case 0x91: case 0x92: kind = packet_kind::exception_exact; break;
-          case 0x95: kind = packet_kind::exception_short_is0; break;
-          case 0x96: kind = packet_kind::exception_short_is1; break;
-          case 0x9a: kind = packet_kind::exception_32_is0; break;
-          case 0x9b: kind = packet_kind::exception_32_is1; break;
-          case 0x9d: kind = packet_kind::exception_64_is0; break;
-          case 0x9e: kind = packet_kind::exception_64_is1; break;
-          case 0x82: kind = packet_kind::exception_ctx_32_is0; break;
-          case 0x83: kind = packet_kind::exception_ctx_32_is1; break;
-          case 0x85: kind = packet_kind::exception_ctx_64_is0; break;
-          case 0x86: kind = packet_kind::exception_ctx_64_is1; break;
-          default: return bad(error_code::malformed_payload);
-        }
-        out.kind = kind;
+        out.kind = detail::exception_kinds.kind[ah];
         return address_packet<Checked>(ae.op, ae.aux, p, q, end, out);
       }
 

@@ -107,7 +107,7 @@ class encoder {
       // history, so only its index is sent); header 0x90-0x92 exists in every configuration.
       const packet& p = first[i];
       if (p.kind == packet_kind::address_exact && at < capacity && exact_match(p, st_.history)) {
-        out[at++] = static_cast<std::uint8_t>(0x90u | p.index);
+        out[at++] = static_cast<std::uint8_t>(header_of(packet_kind::address_exact) | p.index);
         st_.history.add(p.address, p.sub_isa);
         ++i;
         continue;
@@ -330,55 +330,38 @@ class encoder {
     return n;
   }
 
-  struct address_form {
-    std::uint8_t header;
-    int form;  // 0 exact, 1 short, 2 32-bit, 3 64-bit
-    isa s;
-    bool with_context;
+  // The header byte of a kind: the first of its row's header range (description.hpp).
+  static constexpr std::uint8_t header_of(packet_kind k) noexcept { return describe(k).lo; }
+
+  // How an address-form packet is written: the address header (an Exception's is the one of
+  // the target form it mirrors, D9.2.13.1), the address width, isa, and whether a context
+  // follows. One table by kind, so the hot path looks the form up instead of switching.
+  struct address_header {
+    std::uint8_t header = 0;
+    int form = -1;  // address_width: 0 exact, 1 short, 2 32-bit, 3 64-bit; -1 no address form
+    isa s = isa::is0;
+    bool with_context = false;
   };
-  static constexpr address_form form_for(packet_kind k, std::uint8_t index) noexcept {
-    using K = packet_kind;
-    const auto ix = static_cast<std::uint8_t>(index & 3u);
-    switch (k) {
-      case K::address_exact: case K::exception_exact: return {static_cast<std::uint8_t>(0x90 | ix), 0, isa::is0, false};
-      case K::address_short_is0: case K::exception_short_is0: return {0x95, 1, isa::is0, false};
-      case K::address_short_is1: case K::exception_short_is1: return {0x96, 1, isa::is1, false};
-      case K::address_32_is0: case K::exception_32_is0: return {0x9a, 2, isa::is0, false};
-      case K::address_32_is1: case K::exception_32_is1: return {0x9b, 2, isa::is1, false};
-      case K::address_64_is0: case K::exception_64_is0: return {0x9d, 3, isa::is0, false};
-      case K::address_64_is1: case K::exception_64_is1: return {0x9e, 3, isa::is1, false};
-      case K::address_ctx_32_is0: case K::exception_ctx_32_is0: return {0x82, 2, isa::is0, true};
-      case K::address_ctx_32_is1: case K::exception_ctx_32_is1: return {0x83, 2, isa::is1, true};
-      case K::address_ctx_64_is0: case K::exception_ctx_64_is0: return {0x85, 3, isa::is0, true};
-      case K::address_ctx_64_is1: case K::exception_ctx_64_is1: return {0x86, 3, isa::is1, true};
-      case K::source_exact: return {static_cast<std::uint8_t>(0xb0 | ix), 0, isa::is0, false};
-      case K::source_short_is0: return {0xb4, 1, isa::is0, false};
-      case K::source_short_is1: return {0xb5, 1, isa::is1, false};
-      case K::source_32_is0: return {0xb6, 2, isa::is0, false};
-      case K::source_32_is1: return {0xb7, 2, isa::is1, false};
-      case K::source_64_is0: return {0xb8, 3, isa::is0, false};
-      case K::source_64_is1: return {0xb9, 3, isa::is1, false};
-      case K::q_exact: return {static_cast<std::uint8_t>(0xa0 | ix), 0, isa::is0, false};
-      case K::q_short_is0: return {0xa5, 1, isa::is0, false};
-      case K::q_short_is1: return {0xa6, 1, isa::is1, false};
-      case K::q_32_is0: return {0xaa, 2, isa::is0, false};
-      case K::q_32_is1: return {0xab, 2, isa::is1, false};
-      default: return {0, -1, isa::is0, false};
+  struct address_headers {
+    address_header of[packet_kind_count];
+  };
+  static constexpr address_headers make_address_headers() noexcept {
+    address_headers t{};
+    for (const packet_description& d : packet_descriptions.row) {
+      const address_form& f = d.form;
+      if (f.family == address_family::none) continue;
+      const packet_kind sent = f.family == address_family::exception
+                                   ? address_kind(address_family::target, f.width, f.sub_isa,
+                                                  f.with_context)
+                                   : d.kind;
+      t.of[static_cast<unsigned>(d.kind)] = {header_of(sent), static_cast<int>(f.width),
+                                             f.sub_isa, f.with_context};
     }
-  }
-  // The same as one table by kind (the exact forms take their index from the packet), so
-  // the hot path looks the form up instead of taking a second indirect jump.
-  struct address_forms {
-    address_form of[packet_kind_count];
-  };
-  static constexpr address_forms make_address_forms() noexcept {
-    address_forms t{};
-    for (unsigned k = 0; k < packet_kind_count; ++k) t.of[k] = form_for(static_cast<packet_kind>(k), 0);
     return t;
   }
-  static constexpr address_forms forms_ = make_address_forms();
-  static constexpr address_form form_of(packet_kind k, std::uint8_t index) noexcept {
-    address_form f = forms_.of[static_cast<unsigned>(k)];
+  static constexpr address_headers forms_ = make_address_headers();
+  static constexpr address_header form_of(packet_kind k, std::uint8_t index) noexcept {
+    address_header f = forms_.of[static_cast<unsigned>(k)];
     if (f.form == 0) f.header = static_cast<std::uint8_t>(f.header | (index & 3u));
     return f;
   }
@@ -398,35 +381,30 @@ class encoder {
     };
     // Address forms first, from a table: they are most of what is not an atom, and this
     // spares them the switch's indirect jump.
-    if (const address_form af = form_of(p.kind, p.index); af.form >= 0)
+    if (const address_header af = form_of(p.kind, p.index); af.form >= 0)
       return build_address(p, af, o, ns);
     switch (p.kind) {
       case K::async: return fail(error_code::unencodable);  // handled by encode()
       case K::discard: o[0] = 0; o[1] = 3; return 2;
       case K::overflow: o[0] = 0; o[1] = 5; return 2;
-      case K::trace_on: return single(0x04);
-      case K::transaction_start: return single(0x0a);
-      case K::transaction_commit: return single(0x0b);
-      case K::timestamp_marker: return single(0x88);
-      case K::ignore: return single(0x70);
       case K::context_same:  // says "unchanged": only the current context can be sent so
         if (!(p.ctx == ns.ctx)) return fail(error_code::unencodable);
-        return single(0x80);
+        return single(header_of(K::context_same));
       case K::event:
         if (p.events == 0 || p.events > 15) return fail(error_code::unencodable);
-        return single(static_cast<std::uint8_t>(0x70 | p.events));
+        return single(static_cast<std::uint8_t>(header_of(K::ignore) | p.events));  // D5.68: V=0 is Ignore
       case K::q:
         if (!(p.flags & packet_flag::count_unknown)) return fail(error_code::unencodable);
-        return single(0xaf);
+        return single(header_of(K::q));
       case K::q_count: {
-        o[0] = 0xac;
-        if (!header_ok(0xac, p.kind)) return fail(error_code::reserved_header);
+        o[0] = header_of(K::q_count);
+        if (!header_ok(o[0], p.kind)) return fail(error_code::reserved_header);
         const int n = leb(1, p.count, p.len1, detail::leb32);
         return n < 0 ? fail(error_code::unencodable) : n;
       }
 
       case K::trace_info: {
-        o[0] = 0x01;
+        o[0] = header_of(K::trace_info);
         o[1] = p.plctl;
         int n = 2;
         if (p.plctl & 1u) o[n++] = p.info;
@@ -449,7 +427,7 @@ class encoder {
 
       case K::timestamp: {
         const bool with_count = p.flags & packet_flag::has_count;
-        o[0] = with_count ? 0x03 : 0x02;
+        o[0] = static_cast<std::uint8_t>(header_of(K::timestamp) | (with_count ? 1u : 0u));
         if (!header_ok(o[0], p.kind)) return fail(error_code::reserved_header);
         const detail::leb_field f = detail::leb_ts(c.ts_max_bytes());
         unsigned len = p.len1;
@@ -477,7 +455,7 @@ class encoder {
       case K::cycle_count_f1_1:
       case K::cycle_count_f1_1_unknown: {
         const bool unknown = p.kind == K::cycle_count_f1_0_unknown || p.kind == K::cycle_count_f1_1_unknown;
-        o[0] = unknown ? 0x0f : 0x0e;
+        o[0] = header_of(p.kind);
         if (!header_ok(o[0], p.kind)) return fail(error_code::reserved_header);
         int n = 1;
         if (!c.commopt) {
@@ -502,17 +480,17 @@ class encoder {
         const unsigned bbbb = p.cycles - ns.cc_threshold;
         unsigned aaaa = 0;
         if (p.kind == K::cycle_count_f2_0_small) {
-          o[0] = 0x0c;
+          o[0] = header_of(p.kind);
           if (p.count < 1 || p.count > 16) return fail(error_code::unencodable);
           aaaa = p.count - 1;
         } else if (p.kind == K::cycle_count_f2_0_large) {
-          o[0] = 0x0d;
+          o[0] = header_of(p.kind);
           const std::int64_t a = static_cast<std::int64_t>(p.count) - c.maxspec + 15;
           if (p.count == 0 || a < 0 || a > 15) return fail(error_code::unencodable);
           aaaa = static_cast<unsigned>(a);
         } else {
           if (p.count || (p.ignored_bits & ~0x1fu)) return fail(error_code::unencodable);
-          o[0] = static_cast<std::uint8_t>(0x0d ^ ((p.ignored_bits >> 4) & 1u));
+          o[0] = static_cast<std::uint8_t>(describe(p.kind).hi ^ ((p.ignored_bits >> 4) & 1u));
           aaaa = 0xfu ^ (p.ignored_bits & 0xfu);
         }
         if (!header_ok(o[0], p.kind)) return fail(error_code::reserved_header);
@@ -533,15 +511,13 @@ class encoder {
           if (p.count || p.ignored_bits > 3) return fail(error_code::unencodable);
           aa = p.ignored_bits;
         }
-        return single(static_cast<std::uint8_t>(0x10 | (aa << 2) | bb));
+        return single(static_cast<std::uint8_t>(header_of(p.kind) | (aa << 2) | bb));
       }
 
       case K::commit:
       case K::cancel_f1: {
-        if (p.kind == K::commit)
-          o[0] = 0x2d;
-        else
-          o[0] = (p.flags & packet_flag::mispredict) ? 0x2f : 0x2e;
+        o[0] = header_of(p.kind);
+        if (p.kind == K::cancel_f1 && (p.flags & packet_flag::mispredict)) o[0] |= 1u;
         if (!header_ok(o[0], p.kind)) return fail(error_code::reserved_header);
         if (p.kind == K::cancel_f1 && p.count == 0) return fail(error_code::unencodable);
         const int n = leb(1, p.count, p.len1, detail::leb32);
@@ -553,12 +529,12 @@ class encoder {
         const int a = mispredict_a(p);
         if (a < 0 || (p.kind == K::cancel_f2 && p.count != 1) || (p.kind == K::mispredict && p.count))
           return fail(error_code::unencodable);
-        return single(static_cast<std::uint8_t>((p.kind == K::mispredict ? 0x30 : 0x34) | a));
+        return single(static_cast<std::uint8_t>(header_of(p.kind) | a));
       }
       case K::cancel_f3: {
         if (p.count < 2 || p.count > 5 || p.atom_count > 1 || p.atoms != p.atom_count)
           return fail(error_code::unencodable);
-        return single(static_cast<std::uint8_t>(0x38 | ((p.count - 2) << 1) | p.atom_count));
+        return single(static_cast<std::uint8_t>(header_of(p.kind) | ((p.count - 2) << 1) | p.atom_count));
       }
 
       case K::atom_f1:
@@ -576,7 +552,7 @@ class encoder {
       }
 
       case K::context: {
-        o[0] = 0x81;
+        o[0] = header_of(K::context);
         const int n = write_context(o + 1, p, ns);
         return n < 0 ? n : 1 + n;
       }
@@ -589,26 +565,34 @@ class encoder {
           return fail(error_code::unencodable);
         const int n = exception_info(o, p);
         if (n < 0) return n;
-        o[2] = 0x70;
+        o[2] = header_of(K::ignore);  // D5.24: the address header 0x70 says UNKNOWN
         ns.history.add(0, isa::is0);  // D9.2.18.5
         return 3;
       }
 
       case K::instrumentation:
-        o[0] = 0x09;
-        if (!header_ok(0x09, p.kind)) return fail(error_code::reserved_header);
+        o[0] = header_of(K::instrumentation);
+        if (!header_ok(o[0], p.kind)) return fail(error_code::reserved_header);
         o[1] = p.info;
         detail::store_le(o + 2, p.address, 8);
         return 10;
 
-      default: break;
+      default: {
+        // Header-only packets with nothing in their header bits (Trace On, Transaction
+        // Start/Commit, Timestamp Marker, Ignore): the row's header is the packet.
+        const packet_description& d = describe(p.kind);
+        if (d.layout == payload_op::none && d.bits == header_bits::none && d.flags == 0 &&
+            d.traits == 0 && d.lo == d.hi)
+          return single(d.lo);
+        break;
+      }
     }
 
     return fail(error_code::unencodable);
   }
 
   // Every packet with an address form: target, exception, source and Q packets.
-  constexpr int build_address(const packet& p, const address_form& af, std::uint8_t* o,
+  constexpr int build_address(const packet& p, const address_header& af, std::uint8_t* o,
                               stream_state& ns) const noexcept {
     int n = 0;
     if (is_exception(p.kind)) {
@@ -639,7 +623,7 @@ class encoder {
   // Exception header and info byte (D5.13): 0 E[1] TYPE E[0].
   static constexpr int exception_info(std::uint8_t* o, const packet& p) noexcept {
     if ((p.e != 1 && p.e != 2) || p.exception_type > 31) return fail(error_code::unencodable);
-    o[0] = 0x06;
+    o[0] = header_of(packet_kind::exception_exact);
     o[1] = static_cast<std::uint8_t>((p.e & 1u) | (p.exception_type << 1) | ((p.e >> 1) << 6));
     return 2;
   }

@@ -8,35 +8,10 @@
 #include <type_traits>
 
 #include "config.hpp"
+#include "description.hpp"
 #include "packet.hpp"
 
 namespace tracecodec::ete {
-
-// How the payload after the header is read. One entry per payload layout, shared by every
-// packet kind that uses it (target, source, exception and Q packets share the address readers).
-enum class payload_op : std::uint8_t {
-  reserved,         // ReservedEncoding() in this configuration
-  none,             // header only: everything comes from the table
-  extension,        // 0x00: A-Sync, Discard, Overflow (D9.2.3.1)
-  trace_info,       // D9.2.6.1
-  timestamp,        // D9.2.16.1
-  exception,        // D9.2.13.1
-  cycle_count_f1,   // D9.2.16.2, COMMOPT-aware
-  cycle_count_f2,   // D9.2.16.2
-  leb_count,        // Commit, Cancel format 1: one ULEB128 field
-  context,          // 0x81: ContextBytes (D9.2.14.9)
-  addr_exact,       // D9.2.14.6
-  addr_short,       // D9.2.14.4
-  addr_32,          // D9.2.14.2
-  addr_64,
-  addr_ctx_32,      // D9.2.14.8
-  addr_ctx_64,
-  q_exact,          // D9.2.11.1: address form followed by COUNT
-  q_short,
-  q_32,
-  q_count,          // COUNT only
-  instrumentation,  // ETE 1.3: EL byte + 8-byte payload
-};
 
 struct alignas(16) header_entry {  // 16 bytes: an index is one shift
   std::uint32_t atoms = 0;  // atom bits, oldest in bit 0, 1 = E
@@ -47,7 +22,8 @@ struct alignas(16) header_entry {  // 16 bytes: an index is one shift
   std::uint8_t count = 0;   // cancel count (Cancel 2/3), commit count (Cycle Count 3_0)
   std::uint8_t flags = 0;   // packet_flag bits preset by the header
   std::uint8_t ignored = 0; // Cycle Count 2_1/3_1 ignored bits (see packet::ignored_bits)
-  bool plain = false;       // header-only, and kind, atoms, atom_count are all its fields
+  bool complete = false;    // header-only, and every field comes from this entry
+  bool plain = false;       // complete, and kind, atoms, atom_count are all its fields
 };
 
 struct header_table {
@@ -137,141 +113,93 @@ static_assert(atom_slots.perfect, "two atom headers share a hash slot: choose an
 constexpr std::uint32_t mispredict_atoms[4] = {0, 1, 3, 0};
 constexpr std::uint8_t mispredict_count[4] = {0, 1, 2, 1};
 
-constexpr header_entry entry_for(std::uint8_t h, const config& c) noexcept {
-  using K = packet_kind;
-  using O = payload_op;
-  const header_entry reserved{};
-  switch (h) {
-    case 0x00: return make(K::async, O::extension);
-    case 0x01: return make(K::trace_info, O::trace_info);
-    case 0x02:
-    case 0x03: {
-      if (c.tssize == 0) return reserved;
-      header_entry e = make(K::timestamp, O::timestamp);
-      e.flags = (h & 1u) ? packet_flag::has_count : 0;
-      return e;
-    }
-    case 0x04: return make(K::trace_on, O::none);
-    case 0x06: return make(K::exception_exact, O::exception);
-    case 0x09: return c.has_instrumentation() ? make(K::instrumentation, O::instrumentation)
-                                              : reserved;
-    case 0x0a: return make(K::transaction_start, O::none);
-    case 0x0b: return make(K::transaction_commit, O::none);
-    case 0x0c:
-    case 0x0d: {
-      if (!c.trccci) return reserved;
-      if (c.commopt) {
-        header_entry e = make(K::cycle_count_f2_1, O::cycle_count_f2);
-        e.ignored = static_cast<std::uint8_t>(((h & 1u) ^ 1u) << 4);  // F, canonical 1
-        return e;
-      }
-      return make(h == 0x0c ? K::cycle_count_f2_0_small : K::cycle_count_f2_0_large,
-                  O::cycle_count_f2);
-    }
-    case 0x0e:
-      if (!c.trccci) return reserved;
-      return make(c.commopt ? K::cycle_count_f1_1 : K::cycle_count_f1_0, O::cycle_count_f1);
-    case 0x0f: {
-      if (!c.trccci) return reserved;
-      if (!c.commopt) return make(K::cycle_count_f1_0_unknown, O::cycle_count_f1);
-      header_entry e = make(K::cycle_count_f1_1_unknown, O::none);
-      e.flags = packet_flag::cycles_unknown;
-      return e;
-    }
-    case 0x2d: return c.maxspec ? make(K::commit, O::leb_count) : reserved;
-    case 0x2e:
-    case 0x2f: {
-      if (!c.maxspec) return reserved;
-      header_entry e = make(K::cancel_f1, O::leb_count);
-      e.flags = (h & 1u) ? packet_flag::mispredict : 0;
-      return e;
-    }
-    case 0x70: return make(K::ignore, O::none);
-    case 0x80: return make(K::context_same, O::none);
-    case 0x81: return make(K::context, O::context);
-    case 0x82: return make(K::address_ctx_32_is0, O::addr_ctx_32, 0);
-    case 0x83: return make(K::address_ctx_32_is1, O::addr_ctx_32, 1);
-    case 0x85: return make(K::address_ctx_64_is0, O::addr_ctx_64, 0);
-    case 0x86: return make(K::address_ctx_64_is1, O::addr_ctx_64, 1);
-    case 0x88: return (c.tsmark && c.tssize) ? make(K::timestamp_marker, O::none) : reserved;
-    case 0x90:
-    case 0x91:
-    case 0x92: return make(K::address_exact, O::addr_exact, h & 3u);
-    case 0x95: return make(K::address_short_is0, O::addr_short, 0);
-    case 0x96: return make(K::address_short_is1, O::addr_short, 1);
-    case 0x9a: return make(K::address_32_is0, O::addr_32, 0);
-    case 0x9b: return make(K::address_32_is1, O::addr_32, 1);
-    case 0x9d: return make(K::address_64_is0, O::addr_64, 0);
-    case 0x9e: return make(K::address_64_is1, O::addr_64, 1);
-    case 0xb0:
-    case 0xb1:
-    case 0xb2: return make(K::source_exact, O::addr_exact, h & 3u);
-    case 0xb4: return make(K::source_short_is0, O::addr_short, 0);
-    case 0xb5: return make(K::source_short_is1, O::addr_short, 1);
-    case 0xb6: return make(K::source_32_is0, O::addr_32, 0);
-    case 0xb7: return make(K::source_32_is1, O::addr_32, 1);
-    case 0xb8: return make(K::source_64_is0, O::addr_64, 0);
-    case 0xb9: return make(K::source_64_is1, O::addr_64, 1);
-    default: break;
+// Whether a row's header is legal in this configuration (D9.2.2.1 Parse_Trace()).
+constexpr bool legal(const packet_description& d, std::uint8_t h, const config& c) noexcept {
+  switch (d.legal) {
+    case legal_when::always: return true;
+    case legal_when::timestamps: return c.tssize != 0;
+    case legal_when::ts_marker: return c.tsmark && c.tssize != 0;
+    case legal_when::cycles_commit: return c.trccci && !c.commopt;
+    case legal_when::cycles_only: return c.trccci && c.commopt;
+    case legal_when::speculation: return c.maxspec != 0;
+    case legal_when::q_counted: return (c.qsupp & 1u) != 0;
+    case legal_when::q_uncounted: return (c.qsupp & 2u) != 0;
+    case legal_when::events: return ((h & 0xfu) >> c.numevent) == 0;  // implemented ETEEvents
+    case legal_when::instrumentation: return c.has_instrumentation();
   }
-  if (h >= 0x10 && h <= 0x1f) {  // Cycle Count format 3 (D9.2.16.2)
-    if (!c.trccci) return reserved;
-    header_entry e = make(c.commopt ? K::cycle_count_f3_1 : K::cycle_count_f3_0, O::none);
-    e.aux = h & 3u;  // BB
-    if (c.commopt)
-      e.ignored = (h >> 2) & 3u;  // AA, canonical 00 (D5.34)
-    else
-      e.count = static_cast<std::uint8_t>(((h >> 2) & 3u) + 1);  // AA + 1 committed
-    return e;
-  }
-  if (h >= 0x30 && h <= 0x33) {  // Mispredict (D5.39): any configuration
-    header_entry e = atoms(K::mispredict, mispredict_atoms[h & 3u], mispredict_count[h & 3u]);
-    e.flags = packet_flag::mispredict;
-    return e;
-  }
-  if (h >= 0x34 && h <= 0x37) {  // Cancel format 2 (D5.37)
-    if (!c.maxspec) return reserved;
-    header_entry e = atoms(K::cancel_f2, mispredict_atoms[h & 3u], mispredict_count[h & 3u]);
-    e.count = 1;
-    e.flags = packet_flag::mispredict;
-    return e;
-  }
-  if (h >= 0x38 && h <= 0x3f) {  // Cancel format 3 (D5.38)
-    if (!c.maxspec) return reserved;
-    header_entry e = atoms(K::cancel_f3, h & 1u, h & 1u);
-    e.count = static_cast<std::uint8_t>(((h >> 1) & 3u) + 2);
-    e.flags = packet_flag::mispredict;
-    return e;
-  }
-  if (h >= 0x71 && h <= 0x7f) {  // Event (D5.68): only the implemented ETEEvents
-    if ((h & 0xfu) >> c.numevent) return reserved;
-    header_entry e = make(K::event, O::none);
-    e.aux = h & 0xfu;
-    return e;
-  }
-  if (h >= 0xa0 && h <= 0xaf) {  // Q (D9.2.11.1); QSUPP bit 0: counted, bit 1: uncounted
-    const bool counted = c.qsupp & 1u, uncounted = c.qsupp & 2u;
-    switch (h & 0xfu) {
-      case 0x0:
-      case 0x1:
-      case 0x2: return counted ? make(K::q_exact, O::q_exact, h & 3u) : reserved;
-      case 0x5: return counted ? make(K::q_short_is0, O::q_short, 0) : reserved;
-      case 0x6: return counted ? make(K::q_short_is1, O::q_short, 1) : reserved;
-      case 0xa: return counted ? make(K::q_32_is0, O::q_32, 0) : reserved;
-      case 0xb: return counted ? make(K::q_32_is1, O::q_32, 1) : reserved;
-      case 0xc: return counted ? make(K::q_count, O::q_count) : reserved;
-      case 0xf: {
-        if (!uncounted) return reserved;
-        header_entry e = make(K::q, O::none);
-        e.flags = packet_flag::count_unknown;
-        return e;
-      }
-      default: return reserved;
-    }
-  }
-  if (h >= 0xc0) return atom_entry(h);
-  return reserved;
+  return false;
 }
+
+// The entry of header h for row d: what the header bits say (the row's header_bits).
+constexpr header_entry entry_of(const packet_description& d, std::uint8_t h) noexcept {
+  header_entry e = make(d.kind, d.layout);
+  e.flags = d.flags;
+  if (d.form.family != address_family::none) e.aux = static_cast<std::uint8_t>(d.form.sub_isa);
+  switch (d.bits) {
+    case header_bits::none: break;
+    case header_bits::index: e.aux = h & 3u; break;
+    case header_bits::atoms: {
+      const header_entry a = atom_entry(h);
+      e.atoms = a.atoms;
+      e.atom_count = a.atom_count;
+      break;
+    }
+    case header_bits::cancel_f2:
+      e.count = 1;
+      [[fallthrough]];
+    case header_bits::mispredict_a:
+      e.atoms = mispredict_atoms[h & 3u];
+      e.atom_count = mispredict_count[h & 3u];
+      break;
+    case header_bits::cancel_f3:
+      e.atoms = h & 1u;
+      e.atom_count = h & 1u;
+      e.count = static_cast<std::uint8_t>(((h >> 1) & 3u) + 2);
+      break;
+    case header_bits::cycles_f3:
+      e.aux = h & 3u;  // BB
+      if (d.legal == legal_when::cycles_only)
+        e.ignored = (h >> 2) & 3u;  // AA, canonical 00 (D5.34)
+      else
+        e.count = static_cast<std::uint8_t>(((h >> 2) & 3u) + 1);  // AA + 1 committed
+      break;
+    case header_bits::cycles_f2_f:
+      e.ignored = static_cast<std::uint8_t>(((h & 1u) ^ 1u) << 4);  // F, canonical 1
+      break;
+    case header_bits::low_bit_flag: e.flags = (h & 1u) ? d.flags : 0; break;
+    case header_bits::event: e.aux = h & 0xfu; break;
+  }
+  return e;
+}
+
+// The first row whose header range holds h and that this configuration allows. Rows that
+// share a header (0x00, 0x06) resolve to the first of their group; rows that differ only in
+// the configuration that allows them (the COMMOPT 0/1 Cycle Count forms) to the legal one.
+constexpr header_entry entry_for(std::uint8_t h, const config& c) noexcept {
+  for (const packet_description& d : packet_descriptions.row)
+    if (d.matches(h) && legal(d, h, c)) return entry_of(d, h);
+  return header_entry{};
+}
+
+// The Exception packet's kind from the address header after its information byte
+// (D9.2.13.1): the exception form of the target address form that header starts.
+struct exception_kind_table {
+  packet_kind kind[256];
+  bool valid[256];
+};
+constexpr exception_kind_table make_exception_kinds() noexcept {
+  exception_kind_table t{};
+  for (unsigned h = 0; h < 256; ++h) {
+    for (const packet_description& d : packet_descriptions.row) {
+      if (d.form.family != address_family::target || !d.matches(h)) continue;
+      t.kind[h] = address_kind(address_family::exception, d.form.width, d.form.sub_isa,
+                               d.form.with_context);
+      t.valid[h] = true;
+    }
+  }
+  return t;
+}
+inline constexpr exception_kind_table exception_kinds = make_exception_kinds();
 
 }  // namespace detail
 
@@ -279,11 +207,12 @@ constexpr header_table make_header_table(const config& c) noexcept {
   header_table t{};
   for (unsigned h = 0; h < 256; ++h) {
     header_entry e = detail::entry_for(static_cast<std::uint8_t>(h), c);
-    using K = packet_kind;
-    e.plain = e.op == payload_op::none &&
-              ((e.kind >= K::atom_f1 && e.kind <= K::atom_f6) || e.kind == K::trace_on ||
-               e.kind == K::timestamp_marker || e.kind == K::transaction_start ||
-               e.kind == K::transaction_commit || e.kind == K::ignore);
+    // Header-only packets that need nothing but the table: no count, no header field in aux,
+    // nothing from the retained state (context, cycle count threshold).
+    e.complete = e.op == payload_op::none && e.count == 0 && e.aux == 0 &&
+                 !has_context(e.kind) && !is_cycle_count(e.kind);
+    // ... and whose only fields are kind, atoms and atom_count.
+    e.plain = e.complete && e.flags == 0 && e.ignored == 0;
     t.entry[h] = e;
   }
   return t;
