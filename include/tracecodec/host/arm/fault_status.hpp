@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Printable forms shared by the PMBSR_EL1 and TRBSR_EL1 formatters: the meaning of a fault
 // status code (FSC) and of an MSS layout, and the whole text/JSON form of a buffer syndrome
-// register from its field table. Hosted code (std::string); the codec headers stay
-// freestanding.
+// register from its field table (one visitor, visit_syndrome, writes both). Hosted code
+// (std::string); the codec headers stay freestanding.
 #pragma once
 
 #include <cstddef>
@@ -63,6 +63,20 @@ namespace format_detail {
 
 using namespace format_util;
 
+// The codes PMBSR_EL1 and TRBSR_EL1 give the same meaning: EC 0b000000 (other buffer
+// management event) and BSC 0b000000/0b000001 (buffer not filled, filled; PMBSR_EL1.BSC and
+// TRBSR_EL1.BSC, whose TRBE table adds Trigger Event).
+template <class ExceptionClass>
+const char* shared_ec_meaning(ExceptionClass ec) {
+  return ec == ExceptionClass::other_buffer_management_event ? "Other buffer management event"
+                                                              : "reserved";
+}
+template <class BufferStatus>
+const char* shared_bsc_meaning(BufferStatus b) {
+  if (b == BufferStatus::not_filled) return "Buffer not filled";
+  return b == BufferStatus::filled ? "Buffer filled" : "reserved";
+}
+
 // The meanings of EC and MSS in a buffer syndrome register (PMBSR_EL1, TRBSR_EL1): the
 // register's exception class, and the layout that EC gives MSS.
 template <class Reg>
@@ -74,53 +88,42 @@ std::string mss_meaning(const Reg& r) {
   return mss_format_meaning(r.syndrome());
 }
 
-// The BSC or FSC line under MSS, given the EC's MSS layout and the meaning of the BSC (the
-// BSC tables differ).
-inline void mss_code_text(std::string& out, mss_format fmt, std::uint16_t mss,
-                          const std::string& bsc_meaning) {
-  const std::uint8_t code = mss_code_of(mss);
-  if (fmt == mss_format::bsc) field_line(out, mss_bsc_field, code, bsc_meaning);
-  if (fmt == mss_format::fsc)
-    field_line(out, mss_fsc_field, code, fault_status_meaning(decode_fault_status(code)));
-}
-inline void mss_code_json(std::string& out, mss_format fmt, std::uint16_t mss,
-                          const std::string& bsc_meaning) {
-  const std::uint8_t code = mss_code_of(mss);
-  if (fmt == mss_format::bsc) json_field(out, mss_bsc_field, code, bsc_meaning);
-  if (fmt == mss_format::fsc) {
+// A buffer syndrome register's fields: "NAME = value", a line per field of the table, the BSC
+// or FSC line that EC gives MSS (with "fsc_level" in JSON), and the RES0 bits that are set
+// (MSS[15:6] included, see res0_set()). `bsc_meaning` is the BSC's meaning (the BSC tables
+// of SPE and TRBE differ).
+template <class Reg, std::size_t N, class V>
+void visit_syndrome(const char* name, const arm::register_field<Reg> (&fields)[N],
+                    const field_meaning<Reg> (&meanings)[N], const Reg& r,
+                    const std::string& bsc_meaning, V& v) {
+  v.register_value(name, name, arm::encode_register(fields, r).value);
+  visit_register_fields(fields, meanings, r, r, v);
+  const std::uint8_t code = mss_code_of(r.mss);
+  if (r.syndrome() == mss_format::bsc) v.field(mss_bsc_field, code, bsc_meaning);
+  if (r.syndrome() == mss_format::fsc) {
     const fault_status f = decode_fault_status(code);
-    json_field(out, mss_fsc_field, code, fault_status_meaning(f));
-    if (f.has_level) json_int(out, "fsc_level", f.level);
-    else json_null(out, "fsc_level");
+    v.field(mss_fsc_field, code, fault_status_meaning(f));
+    json_only(v).field("fsc_level", maybe_value{f.level, f.has_level, ""});
   }
+  v.res0(r.res0_set());
 }
 
-// The text form of a buffer syndrome register: "NAME = value", a line per field of the table,
-// the BSC or FSC line, the RES0 bits that are set (MSS[15:6] included, see res0_set()).
+// The text form (a line per field) and the JSON form ("register", "value", the fields' keys,
+// "bsc"/"fsc", "res0") of a buffer syndrome register; the BSC's meaning is the register's
+// buffer_status_meaning (found next to its enum).
 template <class Reg, std::size_t N>
 std::string syndrome_text(const char* name, const arm::register_field<Reg> (&fields)[N],
-                          const field_meaning<Reg> (&meanings)[N], const Reg& r,
-                          const std::string& bsc_meaning) {
-  std::string out = register_line(name, arm::encode_register(fields, r).value);
-  write_fields(out, field_line, fields, meanings, r, r);
-  mss_code_text(out, r.syndrome(), r.mss, bsc_meaning);
-  res0_text(out, r.res0_set());
-  return out;
+                          const field_meaning<Reg> (&meanings)[N], const Reg& r) {
+  return text_form({}, [&](auto& v) {
+    visit_syndrome(name, fields, meanings, r, buffer_status_meaning(r.bsc()), v);
+  });
 }
-
-// The JSON form: "register", "value", the fields' keys, "bsc"/"fsc", "res0".
 template <class Reg, std::size_t N>
 std::string syndrome_json(const char* name, const arm::register_field<Reg> (&fields)[N],
-                          const field_meaning<Reg> (&meanings)[N], const Reg& r,
-                          const std::string& bsc_meaning) {
-  std::string out = "{";
-  json_text(out, "register", name);
-  json_text(out, "value", hex(arm::encode_register(fields, r).value, 16));
-  write_fields(out, json_field, fields, meanings, r, r);
-  mss_code_json(out, r.syndrome(), r.mss, bsc_meaning);
-  json_text(out, "res0", hex(r.res0_set(), 16));
-  out += '}';
-  return out;
+                          const field_meaning<Reg> (&meanings)[N], const Reg& r) {
+  return json_form("{", [&](auto& v) {
+    visit_syndrome(name, fields, meanings, r, buffer_status_meaning(r.bsc()), v);
+  });
 }
 
 }  // namespace format_detail

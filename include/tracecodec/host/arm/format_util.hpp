@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The text and JSON building blocks of every system register formatter (brbe/format.hpp,
-// spe/format.hpp, trbe/format.hpp), driven by a register's field table (register_field.hpp)
-// and a parallel table of field meanings. Hosted code (std::string, std::snprintf).
+// The field tables of the system register formatters (brbe/format.hpp, spe/format.hpp,
+// trbe/format.hpp): what each field of a register's field table (register_field.hpp) means,
+// and the visitor that hands the fields to a text or JSON sink (../format_fields.hpp). Hosted
+// code (std::string).
 //
 // Text: one line per field, "  NAME       [hi:lo]  = value      meaning", the value in
 // decimal for a one-bit field, in binary up to 8 bits and in hex (a digit per 4 bits) above.
@@ -10,112 +11,14 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 
+#include "../format_fields.hpp"
 #include "../../arm/register_field.hpp"
 
 namespace tracecodec::arm::format_util {
 
-// "0x" and at least `digits` lowercase hex digits (as printf's "0x%0*llx").
-inline std::string hex(std::uint64_t v, int digits) {
-  std::string s;  // least significant digit first
-  do {
-    s += "0123456789abcdef"[v & 0xfu];
-    v >>= 4;
-  } while (v != 0);
-  while (static_cast<int>(s.size()) < digits) s += '0';
-  return "0x" + std::string(s.rbegin(), s.rend());
-}
-inline std::string binary(std::uint64_t v, unsigned width) {
-  std::string s = "0b";
-  for (unsigned i = width; i-- > 0;) s += ((v >> i) & 1u) ? '1' : '0';
-  return s;
-}
-inline std::string decimal(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-// "[hi:lo]", or "[hi]" for a one-bit field.
-inline std::string bits_text(const field_position& f) {
-  return "[" + decimal(f.hi) + (f.hi == f.lo ? "" : ":" + decimal(f.lo)) + "]";
-}
-
-// A field's value as the text form shows it.
-inline std::string value_text(const field_position& f, std::uint64_t v) {
-  if (f.width() == 1) return decimal(v);
-  if (f.width() <= 8) return binary(v, f.width());
-  return hex(v, static_cast<int>((f.width() + 3) / 4));
-}
-
-// The first line of a text form: "NAME = 0x" + 16 hex digits.
-inline std::string register_line(const char* name, std::uint64_t value) {
-  return std::string(name) + " = " + hex(value, 16) + "\n";
-}
-
-// One text line: "  NAME  [bits]  = value  meaning".
-inline void field_line(std::string& out, const field_position& f, std::uint64_t v,
-                       const std::string& meaning) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "  %-10s %-8s = %-10s ", f.name, bits_text(f).c_str(),
-                value_text(f, v).c_str());
-  out += buf;
-  out += meaning;
-  out += '\n';
-}
-
-inline void res0_text(std::string& out, std::uint64_t res0) {
-  out += "  RES0 bits set: ";
-  out += res0 == 0 ? std::string("none") : hex(res0, 16) + " (should be zero)";
-  out += '\n';
-}
-
-inline void json_string(std::string& out, const std::string& text) {
-  out += '"';
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
-// Appends `,"key":` (no comma before the first key of an object).
-inline void json_key(std::string& out, const std::string& key) {
-  if (out.back() != '{') out += ',';
-  json_string(out, key);
-  out += ':';
-}
-inline void json_int(std::string& out, const std::string& key, std::uint64_t v) {
-  json_key(out, key);
-  out += decimal(v);
-}
-inline void json_text(std::string& out, const std::string& key, const std::string& v) {
-  json_key(out, key);
-  json_string(out, v);
-}
-inline void json_null(std::string& out, const std::string& key) {
-  json_key(out, key);
-  out += "null";
-}
-inline void json_bool(std::string& out, const std::string& key, bool v) {
-  json_key(out, key);
-  out += v ? "true" : "false";
-}
-// `"key":value,"key_meaning":"meaning"`.
-inline void json_field(std::string& out, const field_position& f, std::uint64_t v,
-                       const std::string& meaning) {
-  json_int(out, f.key, v);
-  json_text(out, std::string(f.key) + "_meaning", meaning);
-}
+using namespace field_format;
 
 // What a field's value means, for the entry of a register's field table at the same index
 // (`key` repeats that entry's key; keys_match checks it at compile time). A one-bit field
@@ -159,31 +62,35 @@ constexpr bool keys_match(const register_field<Reg> (&fields)[N],
   return true;
 }
 
-// Writes every field of `r` in table order with `write` (field_line for text, json_field for
-// JSON); a field that `ctx` marks not valid has the meaning `not_valid`.
-template <class Reg, class Ctx, std::size_t N>
-void write_fields(std::string& out,
-                  void (*write)(std::string&, const field_position&, std::uint64_t,
-                                const std::string&),
-                  const register_field<Reg> (&fields)[N], const field_meaning<Ctx> (&meanings)[N],
-                  const Reg& r, const Ctx& ctx, const char* not_valid = "") {
+// Hands every field of `r` to `v` in table order with its meaning; a field that `ctx` marks
+// not valid has the meaning `not_valid`.
+template <class Reg, class Ctx, std::size_t N, class V>
+void visit_register_fields(const register_field<Reg> (&fields)[N],
+                           const field_meaning<Ctx> (&meanings)[N], const Reg& r, const Ctx& ctx,
+                           V& v, const char* not_valid = "") {
   for (std::size_t i = 0; i < N; ++i) {
-    const std::uint64_t v = fields[i].get(r);
-    write(out, fields[i], v, meanings[i].text(ctx, v, not_valid));
+    const std::uint64_t value = fields[i].get(r);
+    v.field(fields[i], value, meanings[i].text(ctx, value, not_valid));
   }
 }
 
-// A JSON array of the keys of the fields that `ctx` marks not valid, in table order.
+// The keys of the fields that `ctx` marks not valid, in table order: a JSON array (the JSON
+// form only; BRBINF's "not_valid").
 template <class Reg, class Ctx, std::size_t N>
-void not_valid_json(std::string& out, const register_field<Reg> (&fields)[N],
-                    const field_meaning<Ctx> (&meanings)[N], const Ctx& ctx) {
+struct not_valid_keys {
+  const register_field<Reg> (&fields)[N];
+  const field_meaning<Ctx> (&meanings)[N];
+  const Ctx& ctx;
+};
+template <class Reg, class Ctx, std::size_t N>
+void json_value(std::string& out, const not_valid_keys<Reg, Ctx, N>& k) {
   out += '[';
   bool first = true;
   for (std::size_t i = 0; i < N; ++i) {
-    if (meanings[i].is_valid(ctx)) continue;
+    if (k.meanings[i].is_valid(k.ctx)) continue;
     if (!first) out += ',';
     first = false;
-    json_string(out, fields[i].key);
+    field_format::json_value(out, k.fields[i].key);
   }
   out += ']';
 }

@@ -12,7 +12,9 @@
 // "brbsrc" and "brbtgt" ("0x" + 16 hex digits, or null when VALID marks them not valid).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
 
 #include "../arm/format_util.hpp"
@@ -178,43 +180,46 @@ inline branch_record with_counter(const brbinf& r, unsigned counter_bits) {
   return {r, 0, 0, counter_bits};
 }
 
-inline void brbinf_text(std::string& out, const branch_record& rec) {
-  out += register_line("BRBINF<n>_EL1", encode_brbinf(rec.info).value);
-  write_fields(out, field_line, brbinf_fields, brbinf_meanings, rec.info, rec,
-               record_name(rec.validity()));
-  out += "  cycles: ";
+// BRBSRC<n>_EL1 or BRBTGT<n>_EL1: the text line shows the register as read, JSON the address
+// or null when VALID marks it not valid.
+template <class V>
+void visit_address(const char* text_name, const char* key, const branch_record& rec,
+                   const maybe<std::uint64_t>& a, std::uint64_t raw, const char* what, V& v) {
+  text_only(v).line(std::string("  ") + text_name + " = " + hex(raw, 16) + "  " +
+                    (a.known ? what : record_name(rec.validity())));
+  if (a.known) json_only(v).field(key, hex_value{a.value, 16});
+  else json_only(v).field(key, nullptr);
+}
+
+// A Branch record's fields: BRBINF with its decoded cycle count, then (`with_addresses`)
+// BRBSRC and BRBTGT. The text form ends with the RES0 line, JSON has "res0" before the
+// addresses.
+template <class V>
+void visit_fields(const branch_record& rec, bool with_addresses, V& v) {
+  v.register_value("BRBINF<n>_EL1", "BRBINF_EL1", encode_brbinf(rec.info).value);
+  visit_register_fields(brbinf_fields, brbinf_meanings, rec.info, rec, v,
+                        record_name(rec.validity()));
+  auto json = json_only(v);
+  json.field("not_valid", not_valid_keys<brbinf, branch_record, std::size(brbinf_fields)>{
+                              brbinf_fields, brbinf_meanings, rec});
+  json.field("cycle_counter_bits", rec.counter_bits);
   const maybe<std::uint64_t> c = stated_cycles(rec);
-  if (c.known) out += decimal(c.value);
+  json.field("cycles", maybe_value{c.value, c.known, ""});
+  json.field("cycles_overflow", stated_overflow(rec));
+  std::string cycles = "  cycles: ";
+  if (c.known) cycles += decimal(c.value);
   else if (stated_overflow(rec))
-    out += "overflow (more than " + decimal(rec.counter_bits) + " bits)";
-  else out += "unknown";
-  out += '\n';
-}
-
-inline void brbinf_json(std::string& out, const branch_record& rec) {
-  json_text(out, "register", "BRBINF_EL1");
-  json_text(out, "value", hex(encode_brbinf(rec.info).value, 16));
-  write_fields(out, json_field, brbinf_fields, brbinf_meanings, rec.info, rec,
-               record_name(rec.validity()));
-  json_key(out, "not_valid");
-  not_valid_json(out, brbinf_fields, brbinf_meanings, rec);
-  json_int(out, "cycle_counter_bits", rec.counter_bits);
-  const maybe<std::uint64_t> c = stated_cycles(rec);
-  if (c.known) json_int(out, "cycles", c.value);
-  else json_null(out, "cycles");
-  json_bool(out, "cycles_overflow", stated_overflow(rec));
-  json_text(out, "res0", hex(rec.info.res0, 16));
-}
-
-// BRBSRC<n>_EL1 or BRBTGT<n>_EL1: the text line, and the JSON value (null when not valid).
-inline void address_text(std::string& out, const char* name, const branch_record& rec,
-                         const maybe<std::uint64_t>& a, std::uint64_t raw, const char* what) {
-  out += std::string("  ") + name + " = " + hex(raw, 16) + "  " +
-         (a.known ? std::string(what) : std::string(record_name(rec.validity()))) + "\n";
-}
-inline void address_json(std::string& out, const char* key, const maybe<std::uint64_t>& a) {
-  if (a.known) json_text(out, key, hex(a.value, 16));
-  else json_null(out, key);
+    cycles += "overflow (more than " + decimal(rec.counter_bits) + " bits)";
+  else cycles += "unknown";
+  text_only(v).line(cycles);
+  json.res0(rec.info.res0);
+  if (with_addresses) {
+    visit_address("BRBSRC<n>_EL1", "brbsrc", rec, rec.source_address(), rec.source,
+                  "source address", v);
+    visit_address("BRBTGT<n>_EL1", "brbtgt", rec, rec.target_address(), rec.target,
+                  "target address", v);
+  }
+  text_only(v).res0(rec.info.res0);
 }
 
 }  // namespace format_detail
@@ -222,37 +227,22 @@ inline void address_json(std::string& out, const char* key, const maybe<std::uin
 // Text: a heading line with the register value, then one line per field.
 inline std::string format_text(const brbinf& r, unsigned counter_bits) {
   using namespace format_detail;
-  std::string out;
-  brbinf_text(out, with_counter(r, counter_bits));
-  res0_text(out, r.res0);
-  return out;
+  return text_form({}, [&](auto& v) { visit_fields(with_counter(r, counter_bits), false, v); });
 }
 
 inline std::string format_json(const brbinf& r, unsigned counter_bits) {
-  std::string out = "{";
-  format_detail::brbinf_json(out, format_detail::with_counter(r, counter_bits));
-  out += '}';
-  return out;
+  using namespace format_detail;
+  return json_form("{", [&](auto& v) { visit_fields(with_counter(r, counter_bits), false, v); });
 }
 
 inline std::string format_text(const branch_record& rec) {
   using namespace format_detail;
-  std::string out;
-  brbinf_text(out, rec);
-  address_text(out, "BRBSRC<n>_EL1", rec, rec.source_address(), rec.source, "source address");
-  address_text(out, "BRBTGT<n>_EL1", rec, rec.target_address(), rec.target, "target address");
-  res0_text(out, rec.info.res0);
-  return out;
+  return text_form({}, [&](auto& v) { visit_fields(rec, true, v); });
 }
 
 inline std::string format_json(const branch_record& rec) {
   using namespace format_detail;
-  std::string out = "{";
-  brbinf_json(out, rec);
-  address_json(out, "brbsrc", rec.source_address());
-  address_json(out, "brbtgt", rec.target_address());
-  out += '}';
-  return out;
+  return json_form("{", [&](auto& v) { visit_fields(rec, true, v); });
 }
 
 }  // namespace tracecodec::brbe

@@ -17,6 +17,10 @@
 //   trace_info:     "info", "cc_enabled", "cc_threshold", "spec"
 //   instrumentation: "el", "payload"
 //   diagnostics:    "session", "offset", "error", "message", and "length" for unsynchronized
+//
+// Each record type has one field visitor (visit_fields) that writes both forms through the
+// sinks of format_fields.hpp; where the text form (after OpenCSD's lister) shows a field
+// differently or elsewhere, the visitor names it for one form with text_only/json_only.
 #pragma once
 
 #include <cstddef>
@@ -27,36 +31,13 @@
 #include "../../ete/error.hpp"
 #include "../../ete/element/element.hpp"
 #include "../../ete/packet/packet.hpp"
+#include "../format_fields.hpp"
 
 namespace tracecodec::ete {
 
 namespace format_detail {
 
-inline void append_u64(std::string& s, std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
-  s += buf;
-}
-inline void append_hex64(std::string& s, std::uint64_t v) {  // 0x + 16 digits
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
-  s += buf;
-}
-inline void append_hex32(std::string& s, std::uint32_t v) {  // 0x + 8 digits
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08lx", static_cast<unsigned long>(v));
-  s += buf;
-}
-inline void append_hex(std::string& s, std::uint64_t v) {  // 0x + minimal digits
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  s += buf;
-}
-inline void append_hex8(std::string& s, unsigned v) {  // 0x + 2 digits
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "0x%02x", v & 0xffu);
-  s += buf;
-}
+using namespace field_format;
 
 // An A-Sync's bytes are known from its size (D5.4: zeros, then 0x80), so they are never read
 // from the trace: a zero run may be longer than anything a tool keeps in memory.
@@ -65,9 +46,27 @@ inline std::uint8_t async_byte(const packet& p, std::uint64_t i) {
   return i + 1 == p.size ? 0x80 : 0x00;
 }
 
-inline void append_atoms(std::string& s, const packet& p) {
-  for (unsigned i = 0; i < p.atom_count && i < 32; ++i) s += p.atom(i) ? 'E' : 'N';
+// Calls fn(byte) for the bytes a packet's line shows: an A-Sync's first 16, or the p.size
+// bytes at `bytes` (none when it is null).
+template <class Fn>
+void for_each_byte(const packet& p, const std::uint8_t* bytes, Fn&& fn) {
+  if (p.kind == packet_kind::async) {
+    for (std::uint64_t i = 0; i < p.size && i < async_bytes_shown; ++i) fn(async_byte(p, i));
+  } else if (bytes != nullptr) {
+    for (std::uint64_t i = 0; i < p.size; ++i) fn(bytes[i]);
+  }
 }
+
+// Up to 32 atoms as their E/N letters, oldest first.
+struct atom_letters {
+  char text[33];
+  template <class Taken>
+  atom_letters(unsigned n, Taken&& taken) {
+    const unsigned shown = n < 32 ? n : 32;
+    for (unsigned i = 0; i < shown; ++i) text[i] = taken(i) ? 'E' : 'N';
+    text[shown] = '\0';
+  }
+};
 
 inline const char* isa_name(isa i) { return i == isa::is1 ? "IS1" : "IS0"; }
 
@@ -85,56 +84,185 @@ inline bool is_commit_cycle_count(packet_kind k) {
 inline bool is_cancel(packet_kind k) {
   return k == packet_kind::cancel_f1 || k == packet_kind::cancel_f2 || k == packet_kind::cancel_f3;
 }
+// The exact-match forms, which name an address history entry (QE).
+inline bool has_match_index(packet_kind k) {
+  return k == packet_kind::address_exact || k == packet_kind::exception_exact ||
+         k == packet_kind::source_exact || k == packet_kind::q_exact;
+}
 
-inline void json_string(std::string& s, const char* text) {
-  s += '"';
-  for (const char* c = text; *c != '\0'; ++c) {
-    const unsigned char ch = static_cast<unsigned char>(*c);
-    if (ch == '"' || ch == '\\') {
-      s += '\\';
-      s += static_cast<char>(ch);
-    } else if (ch < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", ch);
-      s += buf;
-    } else {
-      s += static_cast<char>(ch);
+// The "context" object of packets and elements: {"el","ns","nse","sf","cid","vmid"}.
+template <class V>
+void visit_context(const context& c, V&& v) {
+  v.open("context");
+  v.field("el", c.el);
+  v.field("ns", c.ns);
+  v.field("nse", c.nse);
+  v.field("sf", c.sf);
+  v.field("cid", hex_value{c.context_id, 8});
+  v.field("vmid", hex_value{c.vmid, 8});
+  v.close();
+}
+
+// A packet's fields. No kind has both atoms and an address, nor a kind-specific field and an
+// address, so one order serves both forms except in two places: the text form puts a Cancel's
+// atoms after its count and an exception's type before its address, and JSON the other way
+// round. Those two are visited once per form.
+template <class V>
+void visit_fields(const packet& p, V& v) {
+  using K = packet_kind;
+  auto atoms = [&p](auto&& s) {
+    if (!has_atoms(p.kind)) return;
+    s.group();
+    if (p.atom_count == 0) {
+      json_only(s).field("atoms", "");
+      text_only(s).field("atoms", "-");
+      return;
     }
+    s.field("atoms", atom_letters(p.atom_count, [&p](unsigned i) { return p.atom(i); }).text);
+  };
+  auto exception = [&p](auto&& s) {
+    if (!is_exception(p.kind)) return;
+    s.group();
+    s.field("exception_type", "type", code_value{p.exception_type, 2});
+    s.field("exception_name", "", in_parens{exception_type_name(p.exception_type)});
+    text_only(s).field("e", p.e);
+  };
+
+  if (p.kind == K::async && p.size > async_bytes_shown)
+    v.field("size", "", counted{p.size, " bytes", " bytes"});
+  atoms(json_only(v));
+  v.group();
+  if (p.kind == K::trace_info) {
+    text_only(v).field("plctl", code_value{p.plctl, 2});
+    v.field("info", code_value{p.info, 2});
+    v.field("cc_enabled", bit_value{p.cc_enabled()});
+    v.field("cc_threshold", p.cycles);
+    v.field("spec", p.count);
+  } else if (p.kind == K::timestamp) {
+    v.field("timestamp", "ts", code_value{p.timestamp, 1});
+    text_only(v).field("", in_parens{p.timestamp});
+    if (p.is(packet_flag::has_count)) v.field("cycle_count", "cycles", p.cycles);
+  } else if (is_cycle_count(p.kind)) {
+    v.field("cycle_count", "cycles",
+            maybe_value{p.cycles, !p.is(packet_flag::cycles_unknown), "unknown"});
+    if (is_commit_cycle_count(p.kind)) v.field("commit", p.count);
+  } else if (p.kind == K::commit) {
+    v.field("commit", p.count);
+  } else if (is_cancel(p.kind)) {
+    v.field("cancel", p.count);
+    json_only(v).field("mispredict", p.is(packet_flag::mispredict));
+    if (p.is(packet_flag::mispredict)) text_only(v).field("", "mispredict");
+  } else if (p.kind == K::mispredict) {
+    json_only(v).field("mispredict", true);
+  } else if (p.kind == K::event) {
+    v.field("events", code_value{p.events, 1});
+  } else if (p.kind == K::instrumentation) {
+    v.field("el", p.info);
+    v.field("payload", hex_value{p.address, 16});
   }
-  s += '"';
+  atoms(text_only(v));
+  exception(text_only(v));
+  if (has_address(p.kind)) {
+    v.group();
+    v.field("address", "addr", hex_value{p.address, 16});
+    v.field("isa", "", isa_name(p.sub_isa));
+    if (has_match_index(p.kind)) text_only(v).field("match", p.index);
+  }
+  if (has_context(p.kind) && p.kind != K::context_same) {
+    visit_context(p.ctx, json_only(v));
+    auto text = text_only(v);
+    text.group();
+    std::string summary = p.ctx.sf ? "AArch64,EL" : "AArch32,EL";
+    append_decimal(summary, p.ctx.el);
+    summary += ',';
+    summary += security_name(p.ctx);
+    text.field("ctx", summary);
+    if (p.is(packet_flag::has_context_id)) text.field("cid", hex_value{p.ctx.context_id, 8});
+    if (p.is(packet_flag::has_vmid)) text.field("vmid", hex_value{p.ctx.vmid, 8});
+  }
+  exception(json_only(v));
+  if (is_q(p.kind)) {
+    v.group();
+    v.field("q_count", "count", maybe_value{p.count, !p.is(packet_flag::count_unknown), "none"});
+  }
 }
-inline void json_key(std::string& s, const char* key) {
-  s += ',';
-  json_string(s, key);
-  s += ':';
+
+// A diagnostic's fields: text "error <name>: <message> (<n> bytes)".
+template <class V>
+void visit_fields(const diagnostic& d, V& v) {
+  text_only(v).field("", "error");
+  v.field("error", "", error_name(d.code));
+  v.separator(": ");
+  v.field("message", "", error_message(d.code));
+  if (d.code == error_code::unsynchronized)
+    v.field("length", "", in_parens{counted{d.length, " byte", " bytes"}});
 }
-inline void json_bool(std::string& s, bool b) { s += b ? "true" : "false"; }
-inline void json_hex64(std::string& s, std::uint64_t v) {
-  s += '"';
-  append_hex64(s, v);
-  s += '"';
+
+// An element's fields; the text form names them as JSON does ("key=value", strings bare).
+template <class V>
+void visit_fields(const element& e, V& v) {
+  using K = element_kind;
+  auto address = [&] {
+    if (e.is(element_flag::unknown_address)) {
+      v.field("address", nullptr);
+      return;
+    }
+    v.field("address", hex_value{e.address, 16});
+    v.field("isa", isa_name(e.sub_isa));
+  };
+  switch (e.kind) {
+    case K::atom:  // a run (count >= 1) as its E/N letters, oldest first: "EEN"
+      v.field("taken", atom_letters(atom_count(e), [&e](unsigned i) { return atom_taken(e, i); })
+                           .text);
+      break;
+    case K::exception:
+      address();
+      v.field("exception_type", e.exception_type);
+      v.field("exception_name", exception_type_name(e.exception_type));
+      break;
+    case K::target_address:
+    case K::source_address: address(); break;
+    case K::context: visit_context(e.ctx, v); break;
+    case K::q:
+      v.field("q_count", maybe_value{e.count, !e.is(element_flag::count_unknown), "null"});
+      break;
+    case K::timestamp:
+      v.field("timestamp", e.timestamp);
+      if (e.is(element_flag::has_cycles)) v.field("cycle_count", e.cycles);
+      break;
+    case K::cycle_count:
+      v.field("cycle_count", maybe_value{e.cycles, !e.is(element_flag::cycles_unknown), "null"});
+      break;
+    case K::commit: v.field("commit", e.count); break;
+    case K::cancel: v.field("cancel", e.count); break;
+    case K::event: v.field("event", e.number); break;
+    case K::trace_info:
+      v.field("spec", e.count);
+      v.field("cc_enabled", e.is(element_flag::cc_enabled));
+      v.field("cc_threshold", e.cycles);
+      v.field("in_transaction", e.is(element_flag::in_transaction));
+      break;
+    case K::instrumentation:
+      v.field("el", e.number);
+      v.field("payload", hex_value{e.address, 16});
+      break;
+    default: break;
+  }
 }
-inline void json_hex32(std::string& s, std::uint32_t v) {
-  s += '"';
-  append_hex32(s, v);
-  s += '"';
+
+// "Idx:<offset>; " and {"session":<session>,"offset":<offset>, which every record starts with.
+inline std::string text_head(std::uint64_t offset) {
+  std::string s = "Idx:";
+  append_decimal(s, offset);
+  s += "; ";
+  return s;
 }
-// The "context" key of packets and elements: {"el","ns","nse","sf","cid","vmid"}.
-inline void json_context(std::string& s, const context& c) {
-  json_key(s, "context");
-  s += "{\"el\":";
-  append_u64(s, c.el);
-  s += ",\"ns\":";
-  json_bool(s, c.ns);
-  s += ",\"nse\":";
-  json_bool(s, c.nse);
-  s += ",\"sf\":";
-  json_bool(s, c.sf);
-  s += ",\"cid\":";
-  json_hex32(s, c.context_id);
-  s += ",\"vmid\":";
-  json_hex32(s, c.vmid);
-  s += '}';
+inline std::string json_head(std::size_t session, std::uint64_t offset) {
+  std::string s = "{\"session\":";
+  append_decimal(s, session);
+  s += ",\"offset\":";
+  append_decimal(s, offset);
+  return s;
 }
 
 }  // namespace format_detail
@@ -144,304 +272,45 @@ inline void json_context(std::string& s, const context& c) {
 // `bytes` points at the packet's p.size raw bytes (may be null: the byte list is left empty).
 inline std::string format_text(const packet& p, const std::uint8_t* bytes) {
   using namespace format_detail;
-  using K = packet_kind;
-  std::string s;
+  std::string s = text_head(p.offset);
   s.reserve(128);
-  s += "Idx:";
-  append_u64(s, p.offset);
-  s += "; [";
-  if (p.kind == K::async) {
-    const bool clip = p.size > async_bytes_shown;
-    for (std::uint64_t i = 0; i < (clip ? async_bytes_shown : p.size); ++i) {
-      append_hex8(s, async_byte(p, i));
-      s += ' ';
-    }
-    if (clip) s += "... ";
-  } else if (bytes != nullptr) {
-    for (std::uint64_t i = 0; i < p.size; ++i) {
-      append_hex8(s, bytes[i]);
-      s += ' ';
-    }
-  }
+  s += '[';
+  for_each_byte(p, bytes, [&s](std::uint8_t b) {
+    append_hex(s, b, 2);
+    s += ' ';
+  });
+  if (p.kind == packet_kind::async && p.size > async_bytes_shown) s += "... ";
   s += "]; ";
   s += kind_name(p.kind);
-
-  std::string f;  // the fields, "; "-separated
-  auto field = [&f]() -> std::string& {
-    if (!f.empty()) f += "; ";
-    return f;
-  };
-
-  if (p.kind == K::async) {
-    if (p.size > async_bytes_shown) {
-      append_u64(field(), p.size);
-      f += " bytes";
-    }
-  } else if (p.kind == K::trace_info) {
-    std::string& o = field();
-    o += "plctl=";
-    append_hex8(o, p.plctl);
-    o += " info=";
-    append_hex8(o, p.info);
-    o += p.cc_enabled() ? " cc_enabled=1" : " cc_enabled=0";
-    o += " cc_threshold=";
-    append_u64(o, p.cycles);
-    o += " spec=";
-    append_u64(o, p.count);
-  } else if (p.kind == K::timestamp) {
-    std::string& o = field();
-    o += "ts=";
-    append_hex(o, p.timestamp);
-    o += " (";
-    append_u64(o, p.timestamp);
-    o += ')';
-    if (p.is(packet_flag::has_count)) {
-      o += " cycles=";
-      append_u64(o, p.cycles);
-    }
-  } else if (is_cycle_count(p.kind)) {
-    std::string& o = field();
-    o += "cycles=";
-    if (p.is(packet_flag::cycles_unknown))
-      o += "unknown";
-    else
-      append_u64(o, p.cycles);
-    if (is_commit_cycle_count(p.kind)) {
-      o += " commit=";
-      append_u64(o, p.count);
-    }
-  } else if (p.kind == K::commit) {
-    append_u64(field() += "commit=", p.count);
-  } else if (is_cancel(p.kind)) {
-    std::string& o = field();
-    o += "cancel=";
-    append_u64(o, p.count);
-    if (p.is(packet_flag::mispredict)) o += " mispredict";
-  } else if (p.kind == K::event) {
-    append_hex(field() += "events=", p.events);
-  } else if (p.kind == K::instrumentation) {
-    std::string& o = field();
-    o += "el=";
-    append_u64(o, p.info);
-    o += " payload=";
-    append_hex64(o, p.address);
-  }
-
-  if (has_atoms(p.kind)) {
-    std::string& o = field();
-    o += "atoms=";
-    if (p.atom_count == 0)
-      o += '-';
-    else
-      append_atoms(o, p);
-  }
-  if (is_exception(p.kind)) {
-    std::string& o = field();
-    o += "type=";
-    append_hex8(o, p.exception_type);
-    o += " (";
-    o += exception_type_name(p.exception_type);
-    o += ") e=";
-    append_u64(o, p.e);
-  }
-  if (has_address(p.kind)) {
-    std::string& o = field();
-    o += "addr=";
-    append_hex64(o, p.address);
-    o += ' ';
-    o += isa_name(p.sub_isa);
-    if (p.kind == K::address_exact || p.kind == K::exception_exact ||
-        p.kind == K::source_exact || p.kind == K::q_exact) {
-      o += " match=";
-      append_u64(o, p.index);
-    }
-  }
-  if (has_context(p.kind) && p.kind != K::context_same) {
-    std::string& o = field();
-    o += "ctx=";
-    o += p.ctx.sf ? "AArch64" : "AArch32";
-    o += ",EL";
-    append_u64(o, p.ctx.el);
-    o += ',';
-    o += security_name(p.ctx);
-    if (p.is(packet_flag::has_context_id)) {
-      o += " cid=";
-      append_hex32(o, p.ctx.context_id);
-    }
-    if (p.is(packet_flag::has_vmid)) {
-      o += " vmid=";
-      append_hex32(o, p.ctx.vmid);
-    }
-  }
-  if (is_q(p.kind)) {
-    std::string& o = field();
-    o += "count=";
-    if (p.is(packet_flag::count_unknown))
-      o += "none";
-    else
-      append_u64(o, p.count);
-  }
-
-  if (!f.empty()) {
-    s += ": ";
-    s += f;
-  }
-  return s;
+  return text_form(std::move(s), [&p](auto& v) { visit_fields(p, v); });
 }
 
 // One JSON object (no trailing newline). See the key list at the top of this header.
 inline std::string format_json(const packet& p, std::size_t session, const std::uint8_t* bytes) {
   using namespace format_detail;
-  using K = packet_kind;
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string s;
+  std::string s = json_head(session, p.offset);
   s.reserve(200);
-  s += "{\"session\":";
-  append_u64(s, session);
-  json_key(s, "offset");
-  append_u64(s, p.offset);
-  json_key(s, "bytes");
-  s += '"';
-  if (p.kind == K::async) {
-    for (std::uint64_t i = 0; i < p.size && i < async_bytes_shown; ++i)
-      s += async_byte(p, i) ? "80" : "00";
-  } else if (bytes != nullptr) {
-    for (std::uint64_t i = 0; i < p.size; ++i) {
-      s += hex[bytes[i] >> 4];
-      s += hex[bytes[i] & 0xfu];
-    }
-  }
-  s += '"';
-  json_key(s, "packet");
-  json_string(s, kind_name(p.kind));
-  if (p.kind == K::async && p.size > async_bytes_shown) {
-    json_key(s, "size");
-    append_u64(s, p.size);
-  }
-
-  if (has_address(p.kind)) {
-    json_key(s, "address");
-    json_hex64(s, p.address);
-    json_key(s, "isa");
-    json_string(s, isa_name(p.sub_isa));
-  }
-  if (has_atoms(p.kind)) {
-    json_key(s, "atoms");
-    s += '"';
-    append_atoms(s, p);
-    s += '"';
-  }
-  if (has_context(p.kind) && p.kind != K::context_same) {
-    json_context(s, p.ctx);
-  }
-  if (p.kind == K::timestamp) {
-    json_key(s, "timestamp");
-    append_u64(s, p.timestamp);
-    if (p.is(packet_flag::has_count)) {
-      json_key(s, "cycle_count");
-      append_u64(s, p.cycles);
-    }
-  }
-  if (is_cycle_count(p.kind)) {
-    json_key(s, "cycle_count");
-    if (p.is(packet_flag::cycles_unknown))
-      s += "null";
-    else
-      append_u64(s, p.cycles);
-    if (is_commit_cycle_count(p.kind)) {
-      json_key(s, "commit");
-      append_u64(s, p.count);
-    }
-  }
-  if (p.kind == K::commit) {
-    json_key(s, "commit");
-    append_u64(s, p.count);
-  }
-  if (is_cancel(p.kind)) {
-    json_key(s, "cancel");
-    append_u64(s, p.count);
-    json_key(s, "mispredict");
-    json_bool(s, p.is(packet_flag::mispredict));
-  }
-  if (p.kind == K::mispredict) {
-    json_key(s, "mispredict");
-    s += "true";
-  }
-  if (is_exception(p.kind)) {
-    json_key(s, "exception_type");
-    append_u64(s, p.exception_type);
-    json_key(s, "exception_name");
-    json_string(s, exception_type_name(p.exception_type));
-  }
-  if (p.kind == K::event) {
-    json_key(s, "events");
-    append_u64(s, p.events);
-  }
-  if (is_q(p.kind)) {
-    json_key(s, "q_count");
-    if (p.is(packet_flag::count_unknown))
-      s += "null";
-    else
-      append_u64(s, p.count);
-  }
-  if (p.kind == K::trace_info) {
-    json_key(s, "info");
-    append_u64(s, p.info);
-    json_key(s, "cc_enabled");
-    json_bool(s, p.cc_enabled());
-    json_key(s, "cc_threshold");
-    append_u64(s, p.cycles);
-    json_key(s, "spec");
-    append_u64(s, p.count);
-  }
-  if (p.kind == K::instrumentation) {
-    json_key(s, "el");
-    append_u64(s, p.info);
-    json_key(s, "payload");
-    json_hex64(s, p.address);
-  }
-  s += '}';
-  return s;
+  s += ",\"bytes\":\"";
+  for_each_byte(p, bytes, [&s](std::uint8_t b) {
+    s += "0123456789abcdef"[b >> 4];
+    s += "0123456789abcdef"[b & 0xfu];
+  });
+  s += "\",\"packet\":";
+  json_value(s, kind_name(p.kind));
+  return json_form(std::move(s), [&p](auto& v) { visit_fields(p, v); });
 }
 
 // One text line for a diagnostic, e.g. "Idx:0; error unsynchronized: bytes skipped before an
 // A-Sync (5 bytes)".
 inline std::string format_text(const diagnostic& d) {
   using namespace format_detail;
-  std::string s;
-  s += "Idx:";
-  append_u64(s, d.offset);
-  s += "; error ";
-  s += error_name(d.code);
-  s += ": ";
-  s += error_message(d.code);
-  if (d.code == error_code::unsynchronized) {
-    s += " (";
-    append_u64(s, d.length);
-    s += d.length == 1 ? " byte)" : " bytes)";
-  }
-  return s;
+  return text_form(text_head(d.offset), [&d](auto& v) { visit_fields(d, v); }, "");
 }
 
 inline std::string format_json(const diagnostic& d, std::size_t session) {
   using namespace format_detail;
-  std::string s;
-  s += "{\"session\":";
-  append_u64(s, session);
-  json_key(s, "offset");
-  append_u64(s, d.offset);
-  json_key(s, "error");
-  json_string(s, error_name(d.code));
-  json_key(s, "message");
-  json_string(s, error_message(d.code));
-  if (d.code == error_code::unsynchronized) {
-    json_key(s, "length");
-    append_u64(s, d.length);
-  }
-  s += '}';
-  return s;
+  return json_form(json_head(session, d.offset), [&d](auto& v) { visit_fields(d, v); });
 }
-
 
 // ---- elements (ete-dump --elements) --------------------------------------------------------
 // JSON keys are named like the packet keys: "element" (kind), "offset" (of the packet that
@@ -451,121 +320,18 @@ inline std::string format_json(const diagnostic& d, std::size_t session) {
 // "exception_name", "event", "q_count", "spec", "cc_threshold", "el", "payload".
 inline std::string format_json(const element& e, std::size_t session) {
   using namespace format_detail;
-  using K = element_kind;
-  std::string o = "{\"session\":";
-  append_u64(o, session);
-  o += ",\"offset\":";
-  append_u64(o, e.offset);
-  json_key(o, "element");
-  json_string(o, element_name(e.kind));
-  auto address = [&] {
-    json_key(o, "address");
-    if (e.is(element_flag::unknown_address)) {
-      o += "null";
-      return;
-    }
-    json_hex64(o, e.address);
-    json_key(o, "isa");
-    json_string(o, e.sub_isa == isa::is1 ? "IS1" : "IS0");
-  };
-  switch (e.kind) {
-    case K::atom: {  // a run (count >= 1) as its E/N letters, oldest first: "EEN"
-      json_key(o, "taken");
-      char letters[33];
-      const unsigned n = atom_count(e);
-      for (unsigned i = 0; i < n && i < 32; ++i) letters[i] = atom_taken(e, i) ? 'E' : 'N';
-      letters[n < 32 ? n : 32] = 0;
-      json_string(o, letters);
-      break;
-    }
-    case K::exception:
-      address();
-      json_key(o, "exception_type");
-      append_u64(o, e.exception_type);
-      json_key(o, "exception_name");
-      json_string(o, exception_type_name(e.exception_type));
-      break;
-    case K::target_address:
-    case K::source_address: address(); break;
-    case K::context: {
-      json_context(o, e.ctx);
-      break;
-    }
-    case K::q:
-      json_key(o, "q_count");
-      if (e.is(element_flag::count_unknown))
-        o += "null";
-      else
-        append_u64(o, e.count);
-      break;
-    case K::timestamp:
-      json_key(o, "timestamp");
-      append_u64(o, e.timestamp);
-      if (e.is(element_flag::has_cycles)) {
-        json_key(o, "cycle_count");
-        append_u64(o, e.cycles);
-      }
-      break;
-    case K::cycle_count:
-      json_key(o, "cycle_count");
-      if (e.is(element_flag::cycles_unknown))
-        o += "null";
-      else
-        append_u64(o, e.cycles);
-      break;
-    case K::commit:
-      json_key(o, "commit");
-      append_u64(o, e.count);
-      break;
-    case K::cancel:
-      json_key(o, "cancel");
-      append_u64(o, e.count);
-      break;
-    case K::event:
-      json_key(o, "event");
-      append_u64(o, e.number);
-      break;
-    case K::trace_info:
-      json_key(o, "spec");
-      append_u64(o, e.count);
-      json_key(o, "cc_enabled");
-      json_bool(o, e.is(element_flag::cc_enabled));
-      json_key(o, "cc_threshold");
-      append_u64(o, e.cycles);
-      json_key(o, "in_transaction");
-      json_bool(o, e.is(element_flag::in_transaction));
-      break;
-    case K::instrumentation:
-      json_key(o, "el");
-      append_u64(o, e.number);
-      json_key(o, "payload");
-      json_hex64(o, e.address);
-      break;
-    default: break;
-  }
-  o += '}';
-  return o;
+  std::string s = json_head(session, e.offset);
+  s += ",\"element\":";
+  json_value(s, element_name(e.kind));
+  return json_form(std::move(s), [&e](auto& v) { visit_fields(e, v); });
 }
 
-// Text: "Idx:<offset>; <element>: fields", the fields as in the JSON form.
+// Text: "Idx:<offset>; <element>: key=value ...", the keys and values of the JSON form
+// (strings without quotes, the context as "context={el=1 ns=true ...}").
 inline std::string format_text(const element& e) {
-  std::string j = format_json(e, 0);
-  std::string o = "Idx:";
-  format_detail::append_u64(o, e.offset);
-  o += "; ";
-  o += element_name(e.kind);
-  // Reuse the JSON fields after "element": a compact key=value rendering.
-  const std::size_t at = j.find(",", j.find("\"element\""));
-  if (at != std::string::npos) {
-    std::string rest = j.substr(at + 1, j.size() - at - 2);
-    std::string kv;
-    for (char c : rest) {
-      if (c == '"') continue;
-      kv += c == ':' ? '=' : c == ',' ? ' ' : c;
-    }
-    o += ": " + kv;
-  }
-  return o;
+  using namespace format_detail;
+  return text_form(text_head(e.offset) + element_name(e.kind),
+                   [&e](auto& v) { visit_fields(e, v); });
 }
 
 }  // namespace tracecodec::ete

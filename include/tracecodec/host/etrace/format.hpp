@@ -2,7 +2,8 @@
 // Printable forms of decoded te_inst packets and diagnostics: one text line, and one JSON
 // object per packet whose keys are the spec's field names (a stable format, see
 // docs/etrace.md). Hosted code (std::string, std::snprintf); the codec headers stay
-// freestanding.
+// freestanding. Each record has one field visitor (visit_fields) that writes both forms
+// through the sinks of format_fields.hpp.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,7 @@
 #include "../../etrace/layout.hpp"
 #include "../../etrace/stream_decoder.hpp"
 #include "../../etrace/te_inst.hpp"
+#include "../format_fields.hpp"
 
 namespace tracecodec::etrace {
 
@@ -76,28 +78,15 @@ constexpr const char* branch_fmt_name(branch_fmt f) noexcept {
 
 namespace format_detail {
 
-inline void append_u64(std::string& s, std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
-  s += buf;
-}
-inline void append_hex(std::string& s, std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  s += buf;
-}
-inline void append_bytes(std::string& s, const std::uint8_t* p, std::size_t n, bool spaced) {
-  char buf[4];
-  for (std::size_t i = 0; i < n; ++i) {
-    std::snprintf(buf, sizeof buf, spaced && i ? " %02x" : "%02x", p[i]);
-    s += buf;
-  }
-}
+using namespace field_format;
 
-// Fields shown in hex (addresses and identifiers).
-inline bool is_hex_field(field f) {
-  return f == field::address || f == field::tval || f == field::context ||
-         f == field::branch_map || f == field::ioptions || f == field::doptions;
+inline void append_bytes(std::string& s, const std::uint8_t* p, std::size_t n, bool spaced) {
+  static constexpr char digits[] = "0123456789abcdef";
+  for (std::size_t i = 0; i < n; ++i) {
+    if (spaced && i != 0) s += ' ';
+    s += digits[p[i] >> 4];
+    s += digits[p[i] & 0xfu];
+  }
 }
 
 // Calls fn(field) for every field the packet carries (present, at least one bit wide), in
@@ -119,43 +108,101 @@ inline std::uint64_t value_of(const te_inst& p, field f) {
   return f == field::address ? p.address : field_value(p, f, field_widths{});
 }
 
+// The te_inst fields under their spec names. Addresses and identifiers are hex in both forms
+// (a JSON string), the option and branch-map bit fields hex in the text form only; qual_status
+// and branch_fmt are named in the text form.
+template <class V>
+void visit_fields(const te_inst& p, te_inst_kind k, const field_widths& w, trace_mode m, V& v) {
+  for_each_field(p, k, w, m, [&](field f) {
+    const char* name = info_of(f).name;
+    switch (info_of(f).coding) {
+      case coding::differential: v.field(name, yes_no{field_value(p, f, field_widths{}) != 0}); return;
+      case coding::irdepth: v.field(name, maybe_value{p.irdepth, p.irreport != 0, "-"}); return;
+      case coding::plain: break;
+    }
+    const std::uint64_t value = value_of(p, f);
+    if (f == field::qual_status) v.field(name, named_value{value, qual_status_name(p.qual_status)});
+    else if (f == field::branch_fmt) v.field(name, named_value{value, branch_fmt_name(p.branch_fmt)});
+    else if (f == field::address || f == field::tval || f == field::context) v.field(name, hex_value{value, 1});
+    else if (f == field::branch_map || f == field::ioptions || f == field::doptions) v.field(name, code_value{value, 1});
+    else v.field(name, value);
+  });
+}
+
+// The encapsulation header: text "flow=0 index=0x3 ts=0x1234 len=5" (flow and index for the
+// Siemens transport, index when it has index bits, ts when present), JSON the "header" object
+// {"length", "flow" and "index" (Siemens), "timestamp" (null when absent)}.
+template <class V>
+void visit_fields(const header& h, const encapsulation& e, V& v) {
+  auto json = json_only(v);
+  auto text = text_only(v);
+  json.open("header");
+  json.field("length", h.length);
+  if (e.transport == transport::siemens) {
+    v.field("flow", h.flow);
+    if (e.index_width) text.field("index", hex_value{h.index, 1});
+    json.field("index", h.index);
+  }
+  if (h.has_timestamp) text.field("ts", hex_value{h.timestamp, 1});
+  json.field("timestamp", maybe_value{h.timestamp, h.has_timestamp, ""});
+  text.field("len", h.length);
+  json.close();
+}
+
+// A diagnostic: text "ERROR <name> (<code>): <message>; <n> bytes discarded".
+template <class V>
+void visit_fields(const diagnostic& d, V& v) {
+  text_only(v).field("", "ERROR");
+  v.field("error", "", error_name(d.code));
+  v.field("code", "", in_parens{static_cast<unsigned>(d.code)});
+  v.separator(": ");
+  v.field("message", "", error_message(d.code));
+  v.group();
+  v.field("length", "", counted{d.length, " bytes discarded", " bytes discarded"});
+}
+
+// "format 3 (sync) subformat 1 (trap)": the te_inst's format and subformat, named.
+inline std::string format_head(const te_inst& p) {
+  std::string s = "format ";
+  append_decimal(s, static_cast<unsigned>(p.format));
+  s += " (";
+  s += format_name(p.format);
+  s += ")";
+  if (p.format == format::sync || p.format == format::opt_ext) {
+    s += " subformat ";
+    append_decimal(s, p.subformat);
+    s += " (";
+    s += subformat_name(p);
+    s += ")";
+  }
+  return s + ":";
+}
+
+// "kind", "format", "subformat" (null for formats 1 and 2), then the fields.
+inline void append_json_fields(std::string& s, const te_inst& p, te_inst_kind k,
+                               const field_widths& w, trace_mode m) {
+  json_sink v(s);
+  v.field("kind", kind_name(k));
+  v.field("format", static_cast<unsigned>(p.format));
+  if (p.format == format::sync || p.format == format::opt_ext) v.field("subformat", p.subformat);
+  else v.field("subformat", nullptr);
+  visit_fields(p, k, w, m, v);
+}
+
+inline std::string text_head(std::uint64_t offset) {
+  std::string s = "Idx:";
+  append_decimal(s, offset);
+  s += "; ";
+  return s;
+}
+
 }  // namespace format_detail
 
 // "format 3 (sync) subformat 1 (trap): branch=1 privilege=3 ..."
 inline std::string format_text(const te_inst& p, te_inst_kind k, const field_widths& w,
                                trace_mode m = {}) {
   using namespace format_detail;
-  std::string s = "format ";
-  append_u64(s, static_cast<unsigned>(p.format));
-  s += " (";
-  s += format_name(p.format);
-  s += ")";
-  if (p.format == format::sync || p.format == format::opt_ext) {
-    s += " subformat ";
-    append_u64(s, p.subformat);
-    s += " (";
-    s += subformat_name(p);
-    s += ")";
-  }
-  s += ":";
-  for_each_field(p, k, w, m, [&](field f) {
-    s += ' ';
-    s += info_of(f).name;
-    s += '=';
-    switch (info_of(f).coding) {
-      case coding::differential: s += field_value(p, f, field_widths{}) ? "yes" : "no"; return;
-      case coding::irdepth:
-        if (p.irreport) append_u64(s, p.irdepth);
-        else s += "-";
-        return;
-      case coding::plain: break;
-    }
-    if (f == field::qual_status) s += qual_status_name(p.qual_status);
-    else if (f == field::branch_fmt) s += branch_fmt_name(p.branch_fmt);
-    else if (is_hex_field(f)) append_hex(s, value_of(p, f));
-    else append_u64(s, value_of(p, f));
-  });
-  return s;
+  return text_form(format_head(p), [&](auto& v) { visit_fields(p, k, w, m, v); }, " ");
 }
 
 // The te_inst members of a JSON object (no braces): "kind", "format", "subformat" (null for
@@ -163,61 +210,19 @@ inline std::string format_text(const te_inst& p, te_inst_kind k, const field_wid
 // its spec name.
 inline std::string format_json_fields(const te_inst& p, te_inst_kind k, const field_widths& w,
                                       trace_mode m = {}) {
-  using namespace format_detail;
-  std::string s = "\"kind\":\"";
-  s += kind_name(k);
-  s += "\",\"format\":";
-  append_u64(s, static_cast<unsigned>(p.format));
-  s += ",\"subformat\":";
-  if (p.format == format::sync || p.format == format::opt_ext) append_u64(s, p.subformat);
-  else s += "null";
-  for_each_field(p, k, w, m, [&](field f) {
-    s += ",\"";
-    s += info_of(f).name;
-    s += "\":";
-    switch (info_of(f).coding) {
-      case coding::differential: s += field_value(p, f, field_widths{}) ? "true" : "false"; return;
-      case coding::irdepth:
-        if (p.irreport) append_u64(s, p.irdepth);
-        else s += "null";
-        return;
-      case coding::plain: break;
-    }
-    if (f == field::address || f == field::tval || f == field::context) {
-      s += '"';
-      append_hex(s, value_of(p, f));
-      s += '"';
-    } else {
-      append_u64(s, value_of(p, f));
-    }
-  });
+  std::string s;
+  format_detail::append_json_fields(s, p, k, w, m);
   return s;
 }
 
 // "Idx:12; [73 00 00 00 e0]; flow=0 ts=0x1234; format 3 (sync) ..."
 inline std::string format_text(const packet& pk, const field_widths& w, const encapsulation& e) {
   using namespace format_detail;
-  std::string s = "Idx:";
-  append_u64(s, pk.offset);
-  s += "; [";
+  std::string s = text_head(pk.offset);
+  s += '[';
   append_bytes(s, pk.bytes, pk.size, true);
   s += "]; ";
-  if (e.transport == transport::siemens) {
-    s += "flow=";
-    append_u64(s, pk.header.flow);
-    if (e.index_width) {
-      s += " index=";
-      append_hex(s, pk.header.index);
-    }
-    s += ' ';
-  }
-  if (pk.header.has_timestamp) {
-    s += "ts=";
-    append_hex(s, pk.header.timestamp);
-    s += ' ';
-  }
-  s += "len=";
-  append_u64(s, pk.header.length);
+  s = text_form(std::move(s), [&](auto& v) { visit_fields(pk.header, e, v); }, "");
   s += "; ";
   s += format_text(pk.inst, pk.kind, w, pk.mode);
   return s;
@@ -226,59 +231,29 @@ inline std::string format_text(const packet& pk, const field_widths& w, const en
 // {"offset":12,"size":6,"bytes":"0573000000e0","header":{...},"kind":...,"format":3,...}
 inline std::string format_json(const packet& pk, const field_widths& w, const encapsulation& e) {
   using namespace format_detail;
-  std::string s = "{\"offset\":";
-  append_u64(s, pk.offset);
-  s += ",\"size\":";
-  append_u64(s, pk.size);
+  std::string s = "{";
+  json_sink v(s);
+  v.field("offset", pk.offset);
+  v.field("size", pk.size);
   s += ",\"bytes\":\"";
   append_bytes(s, pk.bytes, pk.size, false);
-  s += "\",\"header\":{\"length\":";
-  append_u64(s, pk.header.length);
-  if (e.transport == transport::siemens) {
-    s += ",\"flow\":";
-    append_u64(s, pk.header.flow);
-    s += ",\"index\":";
-    append_u64(s, pk.header.index);
-  }
-  s += ",\"timestamp\":";
-  if (pk.header.has_timestamp) append_u64(s, pk.header.timestamp);
-  else s += "null";
-  s += "},";
-  s += format_json_fields(pk.inst, pk.kind, w, pk.mode);
+  s += '"';
+  visit_fields(pk.header, e, v);
+  append_json_fields(s, pk.inst, pk.kind, w, pk.mode);
   s += '}';
   return s;
 }
 
 inline std::string format_text(const diagnostic& d) {
   using namespace format_detail;
-  std::string s = "Idx:";
-  append_u64(s, d.offset);
-  s += "; ERROR ";
-  s += error_name(d.code);
-  s += " (";
-  append_u64(s, static_cast<unsigned>(d.code));
-  s += "): ";
-  s += error_message(d.code);
-  s += "; ";
-  append_u64(s, d.length);
-  s += " bytes discarded";
-  return s;
+  return text_form(text_head(d.offset), [&d](auto& v) { visit_fields(d, v); }, "");
 }
 
 inline std::string format_json(const diagnostic& d) {
   using namespace format_detail;
-  std::string s = "{\"offset\":";
-  append_u64(s, d.offset);
-  s += ",\"error\":\"";
-  s += error_name(d.code);
-  s += "\",\"code\":";
-  append_u64(s, static_cast<unsigned>(d.code));
-  s += ",\"message\":\"";
-  s += error_message(d.code);
-  s += "\",\"length\":";
-  append_u64(s, d.length);
-  s += '}';
-  return s;
+  std::string s = "{";
+  json_sink(s).field("offset", d.offset);
+  return json_form(std::move(s), [&d](auto& v) { visit_fields(d, v); });
 }
 
 }  // namespace tracecodec::etrace

@@ -19,24 +19,16 @@ namespace tracecodec::spe {
 
 inline const char* exception_class_meaning(exception_class ec) {
   switch (ec) {
-    case exception_class::other_buffer_management_event:
-      return "Other buffer management event";
     case exception_class::stage1_data_abort:
       return "Stage 1 Data Abort on write to Profiling Buffer";
     case exception_class::stage2_data_abort:
       return "Stage 2 Data Abort on write to Profiling Buffer";
-    case exception_class::reserved: break;
+    default: return arm::format_detail::shared_ec_meaning(ec);
   }
-  return "reserved";
 }
 
 inline const char* buffer_status_meaning(buffer_status b) {
-  switch (b) {
-    case buffer_status::not_filled: return "Buffer not filled";
-    case buffer_status::filled: return "Buffer filled";
-    case buffer_status::reserved: break;
-  }
-  return "reserved";
+  return arm::format_detail::shared_bsc_meaning(b);
 }
 
 // The meaning of every field of pmbsr_fields, in its order.
@@ -58,13 +50,10 @@ inline constexpr arm::format_util::field_meaning<pmbsr> pmbsr_meanings[] = {
 static_assert(arm::format_util::keys_match(pmbsr_fields, pmbsr_meanings));
 
 inline std::string format_text(const pmbsr& r) {
-  return arm::format_detail::syndrome_text("PMBSR_EL1", pmbsr_fields, pmbsr_meanings, r,
-                                      buffer_status_meaning(r.bsc()));
+  return arm::format_detail::syndrome_text("PMBSR_EL1", pmbsr_fields, pmbsr_meanings, r);
 }
-
 inline std::string format_json(const pmbsr& r) {
-  return arm::format_detail::syndrome_json("PMBSR_EL1", pmbsr_fields, pmbsr_meanings, r,
-                                      buffer_status_meaning(r.bsc()));
+  return arm::format_detail::syndrome_json("PMBSR_EL1", pmbsr_fields, pmbsr_meanings, r);
 }
 
 }  // namespace tracecodec::spe

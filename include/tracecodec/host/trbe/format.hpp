@@ -19,25 +19,17 @@ namespace tracecodec::trbe {
 
 inline const char* exception_class_meaning(exception_class ec) {
   switch (ec) {
-    case exception_class::other_buffer_management_event:
-      return "Other buffer management event";
     case exception_class::implementation_defined_event:
       return "IMPLEMENTATION DEFINED buffer management event";
     case exception_class::stage1_data_abort: return "Stage 1 Data Abort on write to trace buffer";
     case exception_class::stage2_data_abort: return "Stage 2 Data Abort on write to trace buffer";
-    case exception_class::reserved: break;
+    default: return arm::format_detail::shared_ec_meaning(ec);
   }
-  return "reserved";
 }
 
 inline const char* buffer_status_meaning(buffer_status b) {
-  switch (b) {
-    case buffer_status::not_filled: return "Buffer not filled";
-    case buffer_status::filled: return "Buffer filled";
-    case buffer_status::trigger_event: return "Trigger Event";
-    case buffer_status::reserved: break;
-  }
-  return "reserved";
+  if (b == buffer_status::trigger_event) return "Trigger Event";
+  return arm::format_detail::shared_bsc_meaning(b);
 }
 
 // The meaning of every field of trbsr_fields, in its order.
@@ -57,13 +49,10 @@ inline constexpr arm::format_util::field_meaning<trbsr> trbsr_meanings[] = {
 static_assert(arm::format_util::keys_match(trbsr_fields, trbsr_meanings));
 
 inline std::string format_text(const trbsr& r) {
-  return arm::format_detail::syndrome_text("TRBSR_EL1", trbsr_fields, trbsr_meanings, r,
-                                           buffer_status_meaning(r.bsc()));
+  return arm::format_detail::syndrome_text("TRBSR_EL1", trbsr_fields, trbsr_meanings, r);
 }
-
 inline std::string format_json(const trbsr& r) {
-  return arm::format_detail::syndrome_json("TRBSR_EL1", trbsr_fields, trbsr_meanings, r,
-                                           buffer_status_meaning(r.bsc()));
+  return arm::format_detail::syndrome_json("TRBSR_EL1", trbsr_fields, trbsr_meanings, r);
 }
 
 }  // namespace tracecodec::trbe
