@@ -28,7 +28,7 @@ if [ -n "$missing" ]; then
 fi
 
 options="-Dfuzzers=true -Db_sanitize=address,undefined -Db_lundef=false -Dbenchmarks=disabled
-  -Dopencsd=disabled -Dfreestanding_check=disabled -Dexamples=false -Dbuildtype=debugoptimized"
+  -Dopencsd=disabled -Dfreestanding_check=disabled -Dexamples=false -Dtools=false -Dbuildtype=debugoptimized"
 if [ -f "$build/build.ninja" ]; then
   meson setup --reconfigure "$build" $options >/dev/null
 else

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-# End-to-end check of the sysreg-decode example: JSON parses and carries the documented keys
+# End-to-end check of the sysreg-decode tool: JSON parses and carries the documented keys
 # and values, text names the fields, bad input exits with status 2.
 # Usage: sysreg_decode_check.py PATH_TO_SYSREG_DECODE
 import json

@@ -23,7 +23,7 @@ project('consumer', 'cpp', default_options : ['cpp_std=c++20'])
 dep = dependency('tracecodec', fallback : ['tracecodec', 'tracecodec_dep'])
 executable('consumer', 'consumer.cpp', dependencies : dep)
 MESON
-meson setup "$work/proj/build" "$work/proj" -Dtracecodec:tests=false -Dtracecodec:examples=false >/dev/null
+meson setup "$work/proj/build" "$work/proj" -Dtracecodec:tests=false -Dtracecodec:examples=false -Dtracecodec:tools=false >/dev/null
 ninja -C "$work/proj/build" >/dev/null
 "$work/proj/build/consumer"
 echo "install-check: meson subproject consumer ok"
