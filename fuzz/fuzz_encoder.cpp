@@ -7,19 +7,28 @@
 //  - Element compressor: elements built from the input (any kind, any field values, stage-1
 //    or resolved input, periodic sync or not) are taken or refused with an error, never
 //    crash, and whatever comes out is a legal packet stream that decodes without errors.
-//  - Element compressor on legal behaviour: the stage-1 elements of a model PE (pe_model.hpp,
-//    every choice from the input) compress without error, and decoding and resolving the
-//    bytes gives exactly the elements the model committed.
+//  - Element compressor on legal behaviour: the stage-1 elements of a model PE
+//    (tests/common/pe_model.hpp, every choice from the input) compress without error, and
+//    decoding and resolving the bytes gives exactly the elements the model committed.
 // Input: [configuration prefix][mode byte][values...]; mode % 3: packets, elements, behaviour.
 #include <cstring>
 
 #include "common.hpp"
+#include "../tests/common/pe_model.hpp"
 #include "generate.hpp"
-#include "pe_model.hpp"
 
 using namespace fuzz;
 
 namespace {
+
+// The PE model's decisions from the fuzz input (zeros once it is exhausted).
+struct input_choices {
+  reader& src;
+  std::uint64_t u64() { return src.u64(); }
+  unsigned pick(unsigned n) { return n <= 256 ? src.u8() % n : static_cast<unsigned>(src.u32() % n); }
+  bool chance(unsigned pct) { return src.u8() % 100u < pct; }
+};
+using generator = pe_model::generator<input_choices>;
 
 bool short_form(packet_kind k) {
   return address_form_of(k).family != address_family::none &&
@@ -259,7 +268,7 @@ std::unique_ptr<compressor<typename Tag::config_type>> make_compressor(const Tag
 // give exactly the elements the model committed.
 template <class Tag>
 void behaviour(const Tag& t, reader& r) {
-  generator g{config::from(t.regs), r};
+  generator g{config::from(t.regs), input_choices{r}, true};  // with UNKNOWN-address exceptions
   g.start();
   while (!r.empty() && g.stream.size() < 4000) g.step();
   g.finish();

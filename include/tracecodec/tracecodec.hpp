@@ -10,6 +10,7 @@
 #include "ete/packet/packet.hpp"
 #include "ete/packet/state.hpp"
 #include "ete/element/element.hpp"
+#include "ete/element/behaviour.hpp"
 #include "ete/element/decoder.hpp"
 #include "ete/element/reader.hpp"
 #include "ete/element/resolver.hpp"

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
+#include <iterator>
 #include <memory>
 #include <random>
 #include <string>
@@ -253,13 +254,39 @@ TEST_CASE("elements r1: speculation depth follows every P0, commit, cancel and T
   }
   CHECK(p.errors.empty());
 
-  // P0 flags (D2.2): atoms, exceptions, Q, Source Address and (COMMTRANS 0) Transaction Start.
+  // P0 flags (D2.2) as element_behaviours gives them: atoms, exceptions, Q, Source Address and
+  // (COMMTRANS 0) Transaction Start.
   for (const element& e : p.s1) {
     CAPTURE(token(e));
-    const bool p0 = e.kind == K::atom || e.kind == K::exception || e.kind == K::q ||
-                    e.kind == K::source_address || e.kind == K::transaction_start;
-    CHECK(e.p0 == p0);
+    CHECK(e.p0 == p0_by_kind(e.kind, false));
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The behaviour table (behaviour.hpp): one row per element kind, and the bitmasks the
+// resolver tests say what the rows say.
+// ---------------------------------------------------------------------------------------------
+TEST_CASE("element behaviour table: a row for every kind, masks agree with the rows") {
+  unsigned kinds = 0;
+#define TRACECODEC_TEST_KIND(id)                                                    \
+  {                                                                                 \
+    const element_kind k = element_kind::id;                                        \
+    CAPTURE(element_name(k));                                                       \
+    ++kinds;                                                                        \
+    CHECK(behaviour_of(k).kind == k);                                               \
+    CHECK(survives_cancel(k) == behaviour_of(k).survives_cancel);                   \
+    CHECK(survives_discard(k) == behaviour_of(k).survives_discard);                 \
+    CHECK(survives_transaction_failure(k) == behaviour_of(k).survives_transaction_failure); \
+  }
+  TRACECODEC_ETE_ELEMENT_KINDS(TRACECODEC_TEST_KIND)
+#undef TRACECODEC_TEST_KIND
+  CHECK(kinds == element_kind_count);
+  CHECK(std::size(element_behaviours) == element_kind_count);
+  // P0 (D9.3.3.1): Transaction Start only when COMMTRANS is 0; nothing else depends on it.
+  CHECK(p0_by_kind(K::transaction_start, false));
+  CHECK_FALSE(p0_by_kind(K::transaction_start, true));
+  CHECK(p0_by_kind(K::atom, true));
+  CHECK_FALSE(p0_by_kind(K::transaction_failure, false));  // depends on the packet
 }
 
 // ---------------------------------------------------------------------------------------------

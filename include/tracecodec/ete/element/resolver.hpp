@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "../packet/config.hpp"
+#include "behaviour.hpp"
 #include "element.hpp"
 #include "../error.hpp"
 #include "../../detail/hot.hpp"
@@ -232,25 +233,6 @@ class resolver {
   static constexpr std::size_t units(const element& e) noexcept {
     return e.kind == element_kind::atom ? atom_count(e) : 1u;
   }
-  static constexpr bool kept_on_cancel(element_kind k) noexcept {
-    // D9.3.4 Table D9.2: Cycle Count and Timestamp are processed, Event and Trace Info kept.
-    return k == element_kind::cycle_count || k == element_kind::timestamp ||
-           k == element_kind::event || k == element_kind::trace_info ||
-           k == element_kind::timestamp_marker;
-  }
-  static constexpr bool kept_on_discard(element_kind k) noexcept {
-    // D9.3.5.1: Event, Trace Info and Timestamp survive a Discard.
-    return k == element_kind::event || k == element_kind::trace_info ||
-           k == element_kind::timestamp || k == element_kind::timestamp_marker;
-  }
-  static constexpr bool kept_on_failure(element_kind k) noexcept {
-    // D9.4.4 R_XPKFL, R_XZBFV: Events and Cycle Counts are not execution; nor are Timestamps,
-    // Trace Info and Overflow.
-    return k == element_kind::event || k == element_kind::timestamp ||
-           k == element_kind::cycle_count || k == element_kind::timestamp_marker ||
-           k == element_kind::trace_info || k == element_kind::overflow;
-  }
-
   // Elements wait only behind an uncommitted P0 element; otherwise they are committed now.
   template <class Out, class Err>
   TRACECODEC_HOT constexpr void stack(const element& e, Out& out, Err& err) noexcept {
@@ -399,7 +381,8 @@ class resolver {
   }
 
   // D9.3.4.1 ProcessCancel(): removes the youngest `n` P0 elements and, after the oldest of
-  // them, everything Table D9.2 says to remove. Kept elements stay in place, in order.
+  // them, every element that does not survive a cancel (element_behaviours: Table D9.2
+  // "Keep" and "Process", and Timestamp Markers). Kept elements stay in place, in order.
   template <class Out, class Err>
   TRACECODEC_OUT_OF_LINE constexpr void cancel(std::uint32_t n, Out& out, Err& err) noexcept {
     std::size_t i = q_.size();
@@ -426,7 +409,7 @@ class resolver {
         held_ -= units(x);
         continue;
       }
-      if (kept_on_cancel(x.kind)) {
+      if (survives_cancel(x.kind)) {
         q_[w++] = x;
         continue;
       }
@@ -442,14 +425,15 @@ class resolver {
     note_drained();
   }
 
-  // D9.3.5.1 ProcessDiscard(): all speculative elements go; Events, Trace Info and
-  // Timestamps are passed on; the transaction ends (EndTransaction()).
+  // D9.3.5.1 ProcessDiscard(): all speculative elements go; those that survive a discard
+  // (element_behaviours: Events, Trace Info, Timestamps, Timestamp Markers) are passed on; the
+  // transaction ends (EndTransaction()).
   template <class Out, class Err>
   TRACECODEC_OUT_OF_LINE constexpr void discard(Out& out, Err& err) noexcept {
     unseen_ = 0;
     p0_ = 0;
     for (std::size_t r = 0; r < q_.size(); ++r)
-      if (kept_on_discard(q_[r].kind)) deliver(q_[r], out, err);
+      if (survives_discard(q_[r].kind)) deliver(q_[r], out, err);
     q_.clear();
     held_ = 0;
     mispredicts_ = 0;
@@ -458,11 +442,12 @@ class resolver {
   }
 
   // D9.4 EndTransaction() without a Transaction Commit (Discard, Transaction Failure): the
-  // transaction's held elements are dropped, except what a failure keeps (kept_on_failure).
+  // transaction's held elements are dropped, except those that survive a transaction failure
+  // (element_behaviours).
   template <class Out>
   TRACECODEC_OUT_OF_LINE constexpr void end_transaction(Out& out) noexcept {
     for (std::size_t i = 0; i < tx_.size(); ++i)
-      if (kept_on_failure(tx_[i].kind)) out(static_cast<const element&>(tx_[i]));
+      if (survives_transaction_failure(tx_[i].kind)) out(static_cast<const element&>(tx_[i]));
     close_transaction();
   }
   constexpr void close_transaction() noexcept {
@@ -499,7 +484,7 @@ class resolver {
 
   // D9.4: the transaction stage on the committed stream. A Transaction Start opens a
   // transaction whose elements are held until Transaction Commit (passed on) or Transaction
-  // Failure (dropped, except Events, Timestamps and Cycle Counts: D9.4.4 R_XPKFL, R_XZBFV).
+  // Failure (dropped, except the kinds that survive it: element_behaviours, D9.4.4).
   // Kinds the transaction stage acts on.
   static constexpr std::uint32_t special_kinds =
       (1u << static_cast<unsigned>(element_kind::transaction_start)) |

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// A model of legal PE behaviour at element level, driven by the fuzz input: the generator of
-// the compressor property test (tests/ete/test_compressor.cpp, a second implementation of
-// speculation and transaction resolution written independently of resolver.hpp), with its
-// random choices taken from the input bytes instead of a PRNG, plus exceptions with an
-// UNKNOWN address (E=0b01 and E=0b10, D5.24/D5.25 and D9.2.13.1). It produces the stage-1
-// element stream a trace unit's packets decode to and the committed elements a trace analyzer
-// must output.
+// A model of legal PE behaviour at element level: a trace unit that produces the stage-1
+// element stream its packets decode to, and the committed elements a trace analyzer must
+// output. Its speculation and transaction resolution is a second implementation, written
+// independently of resolver.hpp; what each element kind is (P0, survives a Cancel, a Discard,
+// a Transaction Failure) it reads from the same table, element_behaviours (behaviour.hpp).
+// Used by the compressor property test (tests/ete/test_compressor.cpp, choices from a PRNG)
+// and the encoder fuzz target (fuzz/fuzz_encoder.cpp, choices from the fuzz input, with
+// exceptions with an UNKNOWN address too: E=0b01 and E=0b10, D5.24/D5.25 and D9.2.13.1).
 #pragma once
 
 #include <tracecodec/tracecodec.hpp>
@@ -14,15 +15,19 @@
 #include <deque>
 #include <vector>
 
-#include "generate.hpp"
-
-namespace fuzz {
+namespace pe_model {
 using namespace tracecodec::ete;
 
+// The generator's decisions come from `Choices`, a class with
+//   std::uint64_t u64();            any 64-bit value
+//   unsigned pick(unsigned n);      0 to n-1
+//   bool chance(unsigned percent);  true `percent` times in 100
 // The generator: a trace unit at element level, with its own speculation model.
+template <class Choices>
 struct generator {
   config c;
-  reader& src;  // every decision comes from the fuzz input
+  Choices choices;
+  bool unknown_address_exceptions;  // also generate exceptions with an UNKNOWN address
   std::vector<element> stream;     // stage-1 elements, as element_decoder would produce
   std::vector<element> committed;  // what a trace analyzer must output
   // Speculative P0 elements, oldest first, each with the elements that follow it.
@@ -39,18 +44,14 @@ struct generator {
   context ctx{};
   std::uint64_t pc = 0x0000ffff00400000;
 
-  generator(const config& cfg, reader& r) : c(cfg), src(r) {}
-  std::uint64_t rng() { return src.u64(); }
-  unsigned pick(unsigned n) { return n <= 256 ? src.u8() % n : static_cast<unsigned>(src.u32() % n); }
-  bool chance(unsigned pct) { return src.u8() % 100u < pct; }
+  generator(const config& cfg, Choices ch, bool unknown_addresses = false)
+      : c(cfg), choices(ch), unknown_address_exceptions(unknown_addresses) {}
+  std::uint64_t u64() { return choices.u64(); }
+  unsigned pick(unsigned n) { return choices.pick(n); }
+  bool chance(unsigned pct) { return choices.chance(pct); }
 
-  // The committed side: transaction stage (D9.4; failed transactions keep only Events,
-  // Timestamps and Cycle Counts).
-  static bool survives_failure(element_kind k) {
-    return k == element_kind::event || k == element_kind::timestamp ||
-           k == element_kind::cycle_count || k == element_kind::timestamp_marker ||
-           k == element_kind::trace_info || k == element_kind::overflow;
-  }
+  // The committed side: transaction stage (D9.4; a failed transaction keeps the elements that
+  // survive a transaction failure: element_behaviours).
   void deliver(const element& e) {
     switch (e.kind) {
       case element_kind::transaction_start:
@@ -68,7 +69,7 @@ struct generator {
         return;
       case element_kind::transaction_failure:
         for (const element& x : tx)
-          if (survives_failure(x.kind)) committed.push_back(x);
+          if (survives_transaction_failure(x.kind)) committed.push_back(x);
         tx.clear();
         in_tx = false;
         committed.push_back(e);
@@ -115,8 +116,23 @@ struct generator {
     }
   }
 
-  // Emits a stage-1 element and applies it to the model.
-  void non_p0(element e) {
+  // Emits a stage-1 element and applies it to the model, as a P0 element or not as its kind's
+  // row says (element_behaviours). The model's Transaction Failures are all Exception packets
+  // of TYPE 0x18 (transaction()), so P0.
+  void emit(const element& e) {
+    switch (behaviour_of(e.kind).p0) {
+      case p0_rule::never: non_p0_element(e); return;
+      case p0_rule::always:
+      case p0_rule::from_exception_packet: p0_element(e); return;
+      case p0_rule::unless_commtrans:
+        if (c.commtrans)
+          non_p0_element(e);
+        else
+          p0_element(e);
+        return;
+    }
+  }
+  void non_p0_element(element e) {
     e.p0 = false;
     e.offset = stream.size();  // (offsets are not compared: used to debug a mismatch)
     stream.push_back(e);
@@ -125,7 +141,7 @@ struct generator {
     else
       spec.back().followers.push_back(e);
   }
-  void p0(element e) {
+  void p0_element(element e) {
     e.p0 = true;
     e.offset = stream.size();
     stream.push_back(e);
@@ -146,7 +162,7 @@ struct generator {
     commit_oldest(n);
   }
   // D9.3.4: the youngest n P0 elements go, with the elements after the oldest of them except
-  // Cycle Count, Timestamp, Event (and Trace Info), which stay where they were.
+  // those that survive a cancel (element_behaviours), which stay where they were.
   void cancel(std::uint32_t n, bool mispredict) {
     element x{};
     x.kind = element_kind::cancel;
@@ -158,7 +174,7 @@ struct generator {
       spec.pop_back();
       std::vector<element> k;
       for (const element& f : g.followers)
-        if (survives_failure(f.kind) && f.kind != element_kind::trace_info) k.push_back(f);
+        if (survives_cancel(f.kind)) k.push_back(f);
       kept.insert(kept.begin(), k.begin(), k.end());
     }
     for (const element& k : kept) {
@@ -170,18 +186,18 @@ struct generator {
     if (mispredict) {
       element m{};
       m.kind = element_kind::mispredict;
-      non_p0(m);
+      emit(m);
     }
   }
 
   std::uint64_t address(isa s) {
     switch (pick(4)) {
-      case 0: pc = (pc & ~std::uint64_t{0x1ff}) | (rng() & 0x1fc); break;         // near
-      case 1: pc = (pc & ~std::uint64_t{0x1ffff}) | (rng() & 0x1fffc); break;     // short
-      case 2: pc = (pc & ~std::uint64_t{0xffffffff}) | (rng() & 0xfffffffc); break;
-      default: pc = rng() & 0x0000fffffffffffcull; break;
+      case 0: pc = (pc & ~std::uint64_t{0x1ff}) | (u64() & 0x1fc); break;         // near
+      case 1: pc = (pc & ~std::uint64_t{0x1ffff}) | (u64() & 0x1fffc); break;     // short
+      case 2: pc = (pc & ~std::uint64_t{0xffffffff}) | (u64() & 0xfffffffc); break;
+      default: pc = u64() & 0x0000fffffffffffcull; break;
     }
-    return s == isa::is0 ? pc & ~std::uint64_t{3} : (pc & ~std::uint64_t{1}) | (rng() & 2);
+    return s == isa::is0 ? pc & ~std::uint64_t{3} : (pc & ~std::uint64_t{1}) | (u64() & 2);
   }
   element target(isa s) {
     element e{};
@@ -199,18 +215,18 @@ struct generator {
       ti.cycles = threshold;
       ti.flags = element_flag::cc_enabled;
     }
-    non_p0(ti);
+    emit(ti);
     element on{};
     on.kind = element_kind::trace_on;
-    non_p0(on);
+    emit(on);
     element cx{};
     cx.kind = element_kind::context;
     ctx.el = 1;
     ctx.sf = true;
     ctx.ns = true;
     cx.ctx = ctx;
-    non_p0(cx);
-    non_p0(target(isa::is0));
+    emit(cx);
+    emit(target(isa::is0));
   }
 
   void step() {
@@ -220,9 +236,9 @@ struct generator {
     if (r < 450) {  // a branch: E or N; an indirect taken branch gets a target
       e.kind = element_kind::atom;
       e.taken = chance(70);
-      p0(e);
-      if (e.taken && chance(25)) non_p0(target(s));
-    } else if (r < 520 && chance(15)) {  // an exception with an UNKNOWN address (header 0x70)
+      emit(e);
+      if (e.taken && chance(25)) emit(target(s));
+    } else if (r < 520 && unknown_address_exceptions && chance(15)) {  // an exception with an UNKNOWN address (header 0x70)
       e.kind = element_kind::exception;
       constexpr std::uint8_t types[] = {0, 1, 3, 4, 0xe, 0xf, 0x11};
       e.exception_type = types[pick(sizeof types)];
@@ -232,10 +248,10 @@ struct generator {
         element u{};
         u.kind = element_kind::target_address;
         u.flags = element_flag::unknown_address;
-        non_p0(u);
+        emit(u);
       }
-      p0(e);
-      if (chance(60)) non_p0(target(s));
+      emit(e);
+      if (chance(60)) emit(target(s));
     } else if (r < 520) {  // an exception, with (E=0b10) or without its target first
       e.kind = element_kind::exception;
       constexpr std::uint8_t types[] = {1, 2, 3, 4, 6, 7, 0xa, 0xb, 0xc, 0xe, 0xf, 0x10, 0x17};
@@ -248,38 +264,38 @@ struct generator {
           cx.kind = element_kind::context;
           mutate_context();
           cx.ctx = ctx;
-          non_p0(cx);
+          emit(cx);
         }
         element t{};
         t.kind = element_kind::target_address;
         t.address = e.address;
         t.sub_isa = s;
-        non_p0(t);
+        emit(t);
       }
-      p0(e);
-      if (chance(60)) non_p0(target(s));
+      emit(e);
+      if (chance(60)) emit(target(s));
     } else if (r < 560) {  // a context change
       e.kind = element_kind::context;
       mutate_context();
       e.ctx = ctx;
-      non_p0(e);
-      if (chance(50)) non_p0(target(s));
+      emit(e);
+      if (chance(50)) emit(target(s));
     } else if (r < 600) {
       if (!c.tssize) return;
       e.kind = element_kind::timestamp;
       const std::uint64_t range = chance(5) ? (1ull << 40) : 5000;  // (sequenced reads)
-      ts += 1 + (rng() % range);
+      ts += 1 + (u64() % range);
       if (c.tssize == 48) ts &= (1ull << 48) - 1;
       e.timestamp = ts;
       if (c.trccci && chance(30)) {
         e.flags = element_flag::has_cycles;
         e.cycles = pick(1u << 20);
       }
-      non_p0(e);
+      emit(e);
       if (c.tsmark && chance(50)) {
         element m{};
         m.kind = element_kind::timestamp_marker;
-        non_p0(m);
+        emit(m);
       }
     } else if (r < 660) {
       if (!c.trccci) return;
@@ -290,26 +306,26 @@ struct generator {
         const unsigned range = chance(50) ? 4 : chance(50) ? 16 : (1u << 20);
         e.cycles = threshold + pick(range);
       }
-      non_p0(e);
+      emit(e);
     } else if (r < 680) {
       e.kind = element_kind::event;
       e.number = static_cast<std::uint8_t>(pick(c.numevent));
-      non_p0(e);
+      emit(e);
     } else if (r < 700) {
       if (!c.qsupp) return;
       e.kind = element_kind::q;
       if ((c.qsupp & 2u) && (!(c.qsupp & 1u) || chance(20))) {
         e.flags = element_flag::count_unknown;
       } else {
-        e.count = chance(80) ? pick(64) : static_cast<std::uint32_t>(rng());
+        e.count = chance(80) ? pick(64) : static_cast<std::uint32_t>(u64());
       }
-      p0(e);
-      if (chance(70)) non_p0(target(s));
+      emit(e);
+      if (chance(70)) emit(target(s));
     } else if (r < 720) {
       e.kind = element_kind::source_address;
       e.sub_isa = s;
       e.address = address(s);
-      p0(e);
+      emit(e);
     } else if (r < 850) {  // commit some of the oldest speculative elements
       if (spec.empty()) return;
       commit(1 + pick(static_cast<unsigned>(spec.size())));
@@ -319,42 +335,40 @@ struct generator {
       cancel(n, chance(60));
     } else if (r < 930) {  // mispredict of the newest atom (speculative or not)
       e.kind = element_kind::mispredict;
-      non_p0(e);
+      emit(e);
     } else if (r < 960) {  // transactions
       transaction();
     } else if (r < 965) {  // trace becomes inactive with speculation outstanding
       if (t) return;
       e.kind = element_kind::discard;
       stream.push_back(e);
-      // D9.3.5.1: speculative elements go; Events, Timestamps (and Trace Info) are passed on.
+      // D9.3.5.1: speculative elements go; those that survive a discard are passed on.
       for (const group& gr : spec)
         for (const element& f : gr.followers)
-          if (f.kind == element_kind::event || f.kind == element_kind::timestamp ||
-              f.kind == element_kind::timestamp_marker)
-            deliver(f);
+          if (survives_discard(f.kind)) deliver(f);
       spec.clear();
       // ProcessDiscard() ends the transaction (EndTransaction()): one whose Transaction Commit
       // was still speculative is dropped like a failed one (R_ZJXHP: tracing stopped inside it).
       if (in_tx) {
         for (const element& x : tx)
-          if (survives_failure(x.kind)) committed.push_back(x);
+          if (survives_transaction_failure(x.kind)) committed.push_back(x);
         tx.clear();
         in_tx = false;
       }
       if (chance(30)) {
         element o{};
         o.kind = element_kind::overflow;
-        non_p0(o);
+        emit(o);
       }
     } else if (r < 970) {
       if (!(c.ete_major == 1 && c.ete_minor >= 3)) return;
       e.kind = element_kind::instrumentation;
       e.number = static_cast<std::uint8_t>(pick(4));
-      e.address = rng();
-      non_p0(e);
+      e.address = u64();
+      emit(e);
     } else {
       e.kind = element_kind::trace_on;
-      if (chance(10)) non_p0(e);
+      if (chance(10)) emit(e);
     }
   }
 
@@ -363,28 +377,25 @@ struct generator {
     ctx.sf = chance(90);
     ctx.ns = chance(70);
     ctx.nse = chance(10);
-    if (c.cidsize && chance(50)) ctx.context_id = static_cast<std::uint32_t>(rng());
-    if (c.vmidsize && chance(20)) ctx.vmid = static_cast<std::uint32_t>(rng());
+    if (c.cidsize && chance(50)) ctx.context_id = static_cast<std::uint32_t>(u64());
+    if (c.vmidsize && chance(20)) ctx.vmid = static_cast<std::uint32_t>(u64());
   }
 
   void transaction() {
     element e{};
     if (!t) {
       e.kind = element_kind::transaction_start;
-      if (c.commtrans)
-        non_p0(e);
-      else
-        p0(e);
+      emit(e);
       t = true;
       return;
     }
     if (chance(60)) {
       e.kind = element_kind::transaction_commit;
-      non_p0(e);
+      emit(e);
     } else {  // Exception packet TYPE 0x18: a P0 Transaction Failure (D5.24)
       e.kind = element_kind::transaction_failure;
       e.exception_type = 0;
-      p0(e);
+      emit(e);
     }
     t = false;
   }
@@ -394,4 +405,4 @@ struct generator {
   }
 };
 
-}  // namespace fuzz
+}  // namespace pe_model
