@@ -296,16 +296,36 @@ constexpr bool is_cycle_count(packet_kind k) noexcept {
 }
 constexpr const address_form& address_form_of(packet_kind k) noexcept { return describe(k).form; }
 
+namespace detail {
+// Every address form's kind, by family, width, isa and context: a lookup instead of a search,
+// as the compressor chooses forms at run time.
+struct address_kind_table {
+  packet_kind kind[5][4][2][2];
+};
+constexpr address_kind_table make_address_kinds() noexcept {
+  address_kind_table t{};
+  for (auto& f : t.kind)
+    for (auto& w : f)
+      for (auto& s : w)
+        for (auto& c : s) c = static_cast<packet_kind>(packet_kind_count);
+  for (const packet_description& d : packet_descriptions.row) {
+    const address_form& a = d.form;
+    if (a.family == address_family::none) continue;
+    for (unsigned s = 0; s < 2; ++s) {  // an exact match takes its isa from the history
+      if (a.width != address_width::exact && s != static_cast<unsigned>(a.sub_isa)) continue;
+      t.kind[static_cast<unsigned>(a.family)][static_cast<unsigned>(a.width)][s][a.with_context] = d.kind;
+    }
+  }
+  return t;
+}
+inline constexpr address_kind_table address_kinds = make_address_kinds();
+}  // namespace detail
+
 // The kind of an address family's form, or packet_kind_count (as a packet_kind) if none.
 constexpr packet_kind address_kind(address_family f, address_width w, isa s,
                                    bool with_context = false) noexcept {
-  for (const packet_description& d : packet_descriptions.row) {
-    const address_form& a = d.form;
-    if (a.family == f && a.width == w && a.with_context == with_context &&
-        (w == address_width::exact || a.sub_isa == s))
-      return d.kind;
-  }
-  return static_cast<packet_kind>(packet_kind_count);
+  return detail::address_kinds.kind[static_cast<unsigned>(f)][static_cast<unsigned>(w)]
+                                   [static_cast<unsigned>(s)][with_context ? 1 : 0];
 }
 
 // Whether every kind in [first, last] (enum order), and no other, has the trait: for code that
@@ -331,6 +351,8 @@ constexpr bool address_families_complete() noexcept {
     const address_form& a = d.form;
     if (a.family == address_family::none) continue;
     if (address_kind(a.family, a.width, a.sub_isa, a.with_context) != d.kind) return false;
+    for (const packet_description& o : packet_descriptions.row)  // no two rows, one form
+      if (o.kind != d.kind && o.form == a) return false;
     if (((d.traits & kind_trait::address) == 0)) return false;
     if (a.family == address_family::exception &&
         address_kind(address_family::target, a.width, a.sub_isa, a.with_context) ==
