@@ -331,7 +331,19 @@ class encoder {
   }
 
   // The header byte of a kind: the first of its row's header range (description.hpp).
-  static constexpr std::uint8_t header_of(packet_kind k) noexcept { return describe(k).lo; }
+  // (A byte per kind: the run-time lookups of build() read one small array.)
+  struct kind_headers {
+    std::uint8_t of[packet_kind_count];
+  };
+  static constexpr kind_headers make_kind_headers() noexcept {
+    kind_headers t{};
+    for (const packet_description& d : packet_descriptions.row) t.of[static_cast<unsigned>(d.kind)] = d.lo;
+    return t;
+  }
+  static constexpr kind_headers headers_ = make_kind_headers();
+  static constexpr std::uint8_t header_of(packet_kind k) noexcept {
+    return headers_.of[static_cast<unsigned>(k)];
+  }
 
   // How an address-form packet is written: the address header (an Exception's is the one of
   // the target form it mirrors, D9.2.13.1), the address width, isa, and whether a context

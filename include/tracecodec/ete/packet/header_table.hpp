@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../../detail/hot.hpp"
 #include "config.hpp"
 #include "description.hpp"
 #include "packet.hpp"
@@ -232,7 +233,12 @@ class configured {
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
   constexpr configured() noexcept {}
   constexpr explicit configured(const Config& c) noexcept : cfg_(c) {
-    if constexpr (!Config::is_fixed) table_ = make_header_table(cfg_.get());
+    if constexpr (!Config::is_fixed) {
+      if (std::is_constant_evaluated())
+        table_ = make_header_table(cfg_.get());
+      else
+        make_table_out_of_line(table_, cfg_.get());
+    }
   }
   constexpr const config& get() const noexcept { return cfg_.get(); }
   constexpr error_code status() const noexcept { return cfg_.status(); }
@@ -244,6 +250,11 @@ class configured {
   }
 
  private:
+  // At run time the table is built by a call: inlined, its loops sit in the caller's decode
+  // function and change how the compiler allocates the registers of the decode loop.
+  TRACECODEC_OUT_OF_LINE static void make_table_out_of_line(header_table& t, const config& c) noexcept {
+    t = make_header_table(c);
+  }
   struct no_table {};
   [[no_unique_address]] Config cfg_{};
   [[no_unique_address]] std::conditional_t<Config::is_fixed, no_table, header_table> table_{};
