@@ -63,11 +63,11 @@ void check_same(const packet& in, const packet& out, const config& c) {
   }
   if (is_exception(k)) {
     FUZZ_CHECK(out.exception_type == in.exception_type);
-    FUZZ_CHECK(out.e == in.e);
+    FUZZ_CHECK(out.exception_elements == in.exception_elements);
   }
   if (is_q(k) && k != K::q) {
     FUZZ_CHECK(out.count == in.count);
-    if (in.len1) FUZZ_CHECK(out.len1 == in.len1);
+    if (in.value_bytes) FUZZ_CHECK(out.value_bytes == in.value_bytes);
   }
   switch (k) {
     case K::event: FUZZ_CHECK(out.events == in.events); break;
@@ -76,16 +76,16 @@ void check_same(const packet& in, const packet& out, const config& c) {
       FUZZ_CHECK(out.info == in.info);
       FUZZ_CHECK(out.count == in.count);
       FUZZ_CHECK(out.cycles == in.cycles);
-      if (in.len1 && (in.plctl & 4u)) FUZZ_CHECK(out.len1 == in.len1);
-      if (in.len2 && (in.plctl & 8u)) FUZZ_CHECK(out.len2 == in.len2);
+      if (in.value_bytes && (in.plctl & 4u)) FUZZ_CHECK(out.value_bytes == in.value_bytes);
+      if (in.count_bytes && (in.plctl & 8u)) FUZZ_CHECK(out.count_bytes == in.count_bytes);
       break;
     case K::timestamp: {
       FUZZ_CHECK(out.timestamp == in.timestamp);
       const bool count = in.is(packet_flag::has_count);
       FUZZ_CHECK(out.is(packet_flag::has_count) == count);
       if (count) FUZZ_CHECK(out.cycles == in.cycles);
-      if (in.len1) FUZZ_CHECK(out.len1 == in.len1);
-      if (count && in.len2) FUZZ_CHECK(out.len2 == in.len2);
+      if (in.value_bytes) FUZZ_CHECK(out.value_bytes == in.value_bytes);
+      if (count && in.count_bytes) FUZZ_CHECK(out.count_bytes == in.count_bytes);
       break;
     }
     case K::cycle_count_f1_0:
@@ -97,9 +97,9 @@ void check_same(const packet& in, const packet& out, const config& c) {
       if (!unknown) FUZZ_CHECK(out.cycles == in.cycles);
       if (!c.commopt) {
         FUZZ_CHECK(out.count == in.count);
-        if (in.len1) FUZZ_CHECK(out.len1 == in.len1);
+        if (in.value_bytes) FUZZ_CHECK(out.value_bytes == in.value_bytes);
       }
-      if (!unknown && in.len2) FUZZ_CHECK(out.len2 == in.len2);
+      if (!unknown && in.count_bytes) FUZZ_CHECK(out.count_bytes == in.count_bytes);
       break;
     }
     case K::cycle_count_f2_0_small:
@@ -116,7 +116,7 @@ void check_same(const packet& in, const packet& out, const config& c) {
     case K::commit:
     case K::cancel_f1:
       FUZZ_CHECK(out.count == in.count);
-      if (in.len1) FUZZ_CHECK(out.len1 == in.len1);
+      if (in.value_bytes) FUZZ_CHECK(out.value_bytes == in.value_bytes);
       if (k == K::cancel_f1)
         FUZZ_CHECK(out.is(packet_flag::mispredict) == in.is(packet_flag::mispredict));
       break;

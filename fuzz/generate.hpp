@@ -98,14 +98,14 @@ inline packet make_packet(reader& r, const stream_state& st) {
   p.atoms = r.u32();
   if (p.atom_count < 32 && (r.u8() & 1u)) p.atoms &= (std::uint32_t{1} << p.atom_count) - 1u;
   p.exception_type = static_cast<std::uint8_t>(r.u8() % 40u);
-  p.e = static_cast<std::uint8_t>(r.u8() % 4u);
+  p.exception_elements = static_cast<std::uint8_t>(r.u8() % 4u);
   p.events = static_cast<std::uint8_t>(r.u8() % 18u);
   p.info = r.u8();
   p.plctl = r.u8();
   const std::uint8_t lm = r.u8();
   p.addr_bytes = lm & 3u;
-  p.len1 = static_cast<std::uint8_t>((lm >> 2) % 11u);
-  p.len2 = static_cast<std::uint8_t>((lm >> 6) & 3u);
+  p.value_bytes = static_cast<std::uint8_t>((lm >> 2) % 11u);
+  p.count_bytes = static_cast<std::uint8_t>((lm >> 6) & 3u);
   p.ignored_bits = static_cast<std::uint8_t>(r.u8() % 34u);
   p.size = p.kind == packet_kind::async ? r.u8() : 0;
   return p;

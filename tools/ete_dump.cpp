@@ -379,7 +379,7 @@ int run_demo(bool json) {
   {
     ete::packet p = make(K::exception_32_is0);  // IRQ, preferred return address follows
     p.exception_type = 0x0e;
-    p.e = 1;
+    p.exception_elements = 1;
     p.address = 0xffff800010082000u;
     packets.push_back(p);
   }
@@ -454,7 +454,7 @@ int run_demo(bool json) {
               (!ete::has_context(p.kind) || p.ctx == want.ctx) &&
               (p.kind != K::timestamp || p.timestamp == want.timestamp) &&
               (!ete::is_exception(p.kind) ||
-               (p.exception_type == want.exception_type && p.e == want.e)) &&
+               (p.exception_type == want.exception_type && p.exception_elements == want.exception_elements)) &&
               p.events == want.events;
           if (!same) {
             std::fprintf(stderr, "ete-dump: demonstration packet %zu (%s) decoded differently\n",

@@ -1123,10 +1123,10 @@ TEST_CASE("elements reader: element_reader matches the stages run by hand") {
   for (std::size_t i = 0; i < b.elements.size(); ++i) CHECK(b.elements[i] == p.out[i]);
 }
 
-// The element reader hands packets to process_atoms_apart(), which leaves atom packets (those
+// The element reader hands packets to process_non_atom(), which leaves atom packets (those
 // that still come as packets) to the out-of-line path; process() takes them inline. Both must
 // emit the same elements and leave the same state, for every packet kind the decoder makes.
-TEST_CASE("elements: process_atoms_apart emits what process emits, packet for packet") {
+TEST_CASE("elements: process_non_atom emits what process emits, packet for packet") {
   std::mt19937 rng(7);
   std::size_t packets = 0, atom_packets = 0;
   for (const registers& r : {regs(0), regs(4), regs(4, true), regs(255, false, true)}) {
@@ -1152,7 +1152,7 @@ TEST_CASE("elements: process_atoms_apart emits what process emits, packet for pa
         a.clear();
         b.clear();
         inline_path.process(p, [&](const element& e) { a.push_back(e); });
-        apart.process_atoms_apart(p, [&](const element& e) { b.push_back(e); });
+        apart.process_non_atom(p, [&](const element& e) { b.push_back(e); });
         ++packets;
         if (p.kind >= packet_kind::atom_f1 && p.kind <= packet_kind::atom_f6) ++atom_packets;
         REQUIRE(a == b);

@@ -120,11 +120,11 @@ struct X : packet {
   X& cyc(std::uint32_t c) { cycles = c; return *this; }
   X& at(std::uint32_t bits, std::uint8_t n) { atoms = bits; atom_count = n; return *this; }
   X& fl(std::uint8_t f) { flags = f; return *this; }
-  X& exc(std::uint8_t type, std::uint8_t ee) { exception_type = type; e = ee; return *this; }
+  X& exc(std::uint8_t type, std::uint8_t ee) { exception_type = type; exception_elements = ee; return *this; }
   X& idx(std::uint8_t i) { index = i; return *this; }
   X& ab(std::uint8_t n) { addr_bytes = n; return *this; }
-  X& l1(std::uint8_t n) { len1 = n; return *this; }
-  X& l2(std::uint8_t n) { len2 = n; return *this; }
+  X& l1(std::uint8_t n) { value_bytes = n; return *this; }
+  X& l2(std::uint8_t n) { count_bytes = n; return *this; }
   X& cx(std::uint32_t cid, std::uint32_t vm, std::uint8_t el_, bool ns_, bool sf_, bool nse_ = false) {
     ctx.context_id = cid; ctx.vmid = vm; ctx.el = el_; ctx.ns = ns_; ctx.sf = sf_; ctx.nse = nse_;
     return *this;
@@ -161,15 +161,15 @@ void expect_packet(const packet& g, const X& x) {
   TC_FIELD(atoms);
   TC_FIELD(atom_count);
   TC_FIELD(exception_type);
-  TC_FIELD(e);
+  TC_FIELD(exception_elements);
   TC_FIELD(index);
   TC_FIELD(events);
   TC_FIELD(info);
   TC_FIELD(plctl);
   TC_FIELD(flags);
   TC_FIELD(addr_bytes);
-  TC_FIELD(len1);
-  TC_FIELD(len2);
+  TC_FIELD(value_bytes);
+  TC_FIELD(count_bytes);
   if (x.any_ignored)
     CHECK_MESSAGE(g.ignored_bits != 0, "non-canonical COMMOPT=1 cycle count: ignored_bits must be set");
   else

@@ -341,7 +341,7 @@ class compressor {
   constexpr void put_exception(const element& x, bool with_target, bool unknown) noexcept {
     packet p{};
     p.exception_type = x.exception_type;
-    p.e = with_target ? 2 : 1;
+    p.exception_elements = with_target ? 2 : 1;
     if (unknown) {
       p.kind = x.kind == element_kind::transaction_failure ? packet_kind::transaction_failure
                : x.exception_type == 0                     ? packet_kind::pe_reset

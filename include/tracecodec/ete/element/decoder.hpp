@@ -15,7 +15,7 @@
 namespace tracecodec::ete {
 
 namespace detail {
-// process_common() tests two families as ranges of the enum: these say the ranges are exact.
+// process_single_element() tests two families as ranges of the enum: these say the ranges are exact.
 inline constexpr packet_kind first_cycle_count = packet_kind::cycle_count_f1_0_unknown;
 static_assert(kinds_with_trait_are(kind_trait::cycle_count, first_cycle_count,
                                    packet_kind::cycle_count_f3_1));
@@ -88,7 +88,7 @@ class element_decoder {
   }
 
   // Emits the elements of one packet, in order, to sink(const element&). Atom packets and the
-  // one-element packets after them in frequency (process_common) are handled inline; the
+  // one-element packets after them in frequency (process_single_element) are handled inline; the
   // rest out of line, so that a decode loop that inlines this stays small.
   template <class Sink>
   TRACECODEC_HOT constexpr void process(const packet& p, Sink&& sink) noexcept {
@@ -96,23 +96,23 @@ class element_decoder {
       atoms(p.offset, p.atoms, p.atom_count, sink);
       return;
     }
-    if (process_common(p, sink)) return;
-    process_rest(p, sink);
+    if (process_single_element(p, sink)) return;
+    process_general(p, sink);
   }
 
-  // process() for packets from decoder::decode_atoms_apart(), whose atom packets go to atoms():
+  // process() for packets from decoder::decode(), whose atom packets go to atoms():
   // the few that still come as packets (at the input's tail) take the out-of-line path. Fewer
   // inlined paths in the decode loop leave the compiler room to inline the consumer there.
   template <class Sink>
-  TRACECODEC_HOT constexpr void process_atoms_apart(const packet& p, Sink&& sink) noexcept {
-    if (!process_common(p, sink)) process_rest(p, sink);
+  TRACECODEC_HOT constexpr void process_non_atom(const packet& p, Sink&& sink) noexcept {
+    if (!process_single_element(p, sink)) process_general(p, sink);
   }
 
   // Target addresses, timestamps, timestamp markers and the cycle counts that commit nothing
   // (COMMOPT 1 forms, D5.27/29/32/34): after atoms, what most trace is made of. Each yields
   // one element, built in place. Returns false, emitting nothing, for any other packet.
   template <class Sink>
-  TRACECODEC_HOT constexpr bool process_common(const packet& p, Sink&& sink) noexcept {
+  TRACECODEC_HOT constexpr bool process_single_element(const packet& p, Sink&& sink) noexcept {
     using K = packet_kind;
     // The COMMOPT 1 Cycle Count kinds as bits from the first Cycle Count kind (description.hpp
     // puts every Cycle Count kind in one run of the enum; checked below).
@@ -140,8 +140,8 @@ class element_decoder {
         e.flags = element_flag::has_cycles;
       }
     } else if (cc < 32 && ((uncommitting_cycle_counts >> cc) & 1u)) {  // D9.2.16.4-6
-      // The fields process_rest()'s cycle_count() sets. (One helper for both measured 30%
-      // slower elements: it tipped GCC out of inlining the consumer into the decode loop.)
+      // The fields process_general()'s cycle_count() sets, written twice: one helper for both
+      // tipped GCC out of inlining the consumer into the decode loop (bench/README.md).
       e.kind = element_kind::cycle_count;
       if (p.is(packet_flag::cycles_unknown))
         e.flags = element_flag::cycles_unknown;
@@ -155,10 +155,10 @@ class element_decoder {
   }
 
  private:
-  // The packets process() does not handle inline, and the atom packets process_atoms_apart()
+  // The packets process() does not handle inline, and the atom packets process_non_atom()
   // meets. Out of line: see process().
   template <class Sink>
-  TRACECODEC_OUT_OF_LINE constexpr void process_rest(const packet& p, Sink& sink) noexcept {
+  TRACECODEC_OUT_OF_LINE constexpr void process_general(const packet& p, Sink& sink) noexcept {
     using K = packet_kind;
     element e{};
     e.offset = p.offset;
@@ -327,7 +327,7 @@ class element_decoder {
     if (is_exception(p.kind)) {
       const bool unknown = p.kind == K::exception_unknown_address || p.kind == K::pe_reset ||
                            p.kind == K::transaction_failure;
-      if (p.e == 2) {
+      if (p.exception_elements == 2) {
         if (has_context(p.kind)) context_element();
         target(unknown);
       }
@@ -340,7 +340,7 @@ class element_decoder {
       };
       if (p.exception_type == 0x18) {
         transaction_failure(true);  // TYPE 0x18 replaces the exception (D5.24)
-      } else if (p.exception_type == 0x00 && p.e == 2 && t_) {
+      } else if (p.exception_type == 0x00 && p.exception_elements == 2 && t_) {
         transaction_failure(false);  // a PE Reset ends the transaction
         exception();
       } else {

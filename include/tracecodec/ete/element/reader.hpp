@@ -111,9 +111,9 @@ class element_reader {
       else
         on_element(e);
     };
-    packets_.decode_atoms_apart(
+    packets_.decode(
         data, size,
-        [&](const packet& p) TRACECODEC_HOT_LAMBDA { elements_.process_atoms_apart(p, to_resolver); },
+        [&](const packet& p) TRACECODEC_HOT_LAMBDA { elements_.process_non_atom(p, to_resolver); },
         [&](const diagnostic& d) { after_error<Mode>(d, on_element, on_error); },
         [&](std::uint64_t offset, std::uint32_t bits, unsigned count) TRACECODEC_HOT_LAMBDA {
           elements_.atoms(offset, bits, count, to_resolver);

@@ -522,7 +522,7 @@ class resolver {
   // Inside a transaction, or a kind the transaction stage acts on. Out of line, like the other
   // rare paths here (commit, cancel, discard, forced commits, mispredict flips): inlined at
   // every place the decode loop pushes an element, they would grow it past the size at which
-  // the compiler still inlines the consumer (a call per element costs 25-30% of throughput).
+  // the compiler still inlines the consumer (see bench/README.md, History).
   template <class Out, class Err>
   TRACECODEC_OUT_OF_LINE constexpr void deliver_special(const element& e, Out& out, Err& err) noexcept {
     switch (e.kind) {

@@ -163,7 +163,7 @@ class decoder {
   template <class OnPacket, class OnError>
   constexpr void decode(const std::uint8_t* data, std::size_t size, OnPacket&& on_packet,
                         OnError&& on_error) noexcept {
-    decode_atoms_apart(data, size, on_packet, on_error, nullptr);
+    decode(data, size, on_packet, on_error, nullptr);
   }
 
   // Streaming form of decode(): one session in chunks of any size. decode_part() decodes
@@ -173,11 +173,11 @@ class decoder {
   template <class OnPacket, class OnError>
   constexpr void decode_part(const std::uint8_t* data, std::size_t size, OnPacket&& on_packet,
                              OnError&& on_error) noexcept {
-    decode_atoms_apart(data, size, on_packet, on_error, nullptr, input::more);
+    decode(data, size, on_packet, on_error, nullptr, input::more);
   }
   template <class OnPacket, class OnError>
   constexpr void decode_end(OnPacket&& on_packet, OnError&& on_error) noexcept {
-    decode_atoms_apart(nullptr, 0, on_packet, on_error, nullptr, input::last);
+    decode(nullptr, 0, on_packet, on_error, nullptr, input::last);
   }
 
   // Whether more input follows the bytes of a decoding call (input::more: a chunk of a
@@ -186,11 +186,11 @@ class decoder {
 
   // The same, but atom packets (formats 1-6, most of real trace) are handed to
   // on_atoms(offset, atom bits, atom count) without building a packet: for consumers that
-  // only want the atoms, such as the element layer. on_atoms = nullptr: as decode().
+  // only want the atoms, such as the element layer. on_atoms = nullptr: every packet goes to
+  // on_packet, as in the four-argument decode().
   template <class OnPacket, class OnError, class OnAtoms>
-  constexpr void decode_atoms_apart(const std::uint8_t* data, std::size_t size, OnPacket&& on_packet,
-                                    OnError&& on_error, OnAtoms&& on_atoms,
-                                    input end = input::last) noexcept {
+  constexpr void decode(const std::uint8_t* data, std::size_t size, OnPacket&& on_packet,
+                        OnError&& on_error, OnAtoms&& on_atoms, input end = input::last) noexcept {
     constexpr bool split = !std::is_same_v<std::remove_cvref_t<OnAtoms>, std::nullptr_t>;
     feed(data, size);
     if (end == input::last) finish();
@@ -258,7 +258,7 @@ class decoder {
               p = packet{};
               p.kind = packet_kind::timestamp;
               p.timestamp = st_.timestamp;
-              p.len1 = len;
+              p.value_bytes = len;
               step_to(q);
               on_packet(static_cast<const packet&>(p));
               continue;
@@ -576,65 +576,65 @@ class decoder {
         const std::uint8_t plctl = *q++;
         std::uint8_t info = 0;
         std::uint64_t spec = 0, cyct = 0;
-        std::uint8_t len1 = 0, len2 = 0;
+        std::uint8_t value_bytes = 0, count_bytes = 0;
         if (plctl & 1u) {
           TRACECODEC_NEED(1);
           info = *q++;
         }
         if (plctl & 4u) {
-          const auto s = leb<Checked>(q, end, detail::leb32, spec, len1);
+          const auto s = leb<Checked>(q, end, detail::leb32, spec, value_bytes);
           if (s != detail::read_status::ok) return leb_fail(s);
         }
         if (plctl & 8u) {
-          const auto s = leb<Checked>(q, end, detail::leb_cyct, cyct, len2);
+          const auto s = leb<Checked>(q, end, detail::leb_cyct, cyct, count_bytes);
           if (s != detail::read_status::ok) return leb_fail(s);
         }
         out.plctl = plctl;
         out.info = info;
         out.count = static_cast<std::uint32_t>(spec);
         out.cycles = static_cast<std::uint32_t>(cyct);
-        out.len1 = len1;
-        out.len2 = len2;
+        out.value_bytes = value_bytes;
+        out.count_bytes = count_bytes;
         st_.trace_info(info & 1u, static_cast<std::uint32_t>(cyct));
         return finish_packet(out, p, q);
       }
 
       case payload_op::timestamp: {
         std::uint64_t ts = 0, count = 0;
-        std::uint8_t len1 = 0, len2 = 0;
+        std::uint8_t value_bytes = 0, count_bytes = 0;
         const detail::leb_field tsf = detail::leb_ts(c.ts_max_bytes());
-        auto s = leb<Checked>(q, end, tsf, ts, len1);
+        auto s = leb<Checked>(q, end, tsf, ts, value_bytes);
         if (s != detail::read_status::ok) return leb_fail(s);
         if (h & 1u) {
-          s = leb<Checked>(q, end, detail::leb_count, count, len2);
+          s = leb<Checked>(q, end, detail::leb_count, count, count_bytes);
           if (s != detail::read_status::ok) return leb_fail(s);
         }
-        const std::uint64_t mask = detail::leb_mask(len1);
+        const std::uint64_t mask = detail::leb_mask(value_bytes);
         st_.timestamp = (st_.timestamp & ~mask) | (ts & mask);
         out.timestamp = st_.timestamp;
         out.cycles = static_cast<std::uint32_t>(count);
-        out.len1 = len1;
-        out.len2 = len2;
+        out.value_bytes = value_bytes;
+        out.count_bytes = count_bytes;
         return finish_packet(out, p, q);
       }
 
       case payload_op::cycle_count_f1: {
         std::uint64_t commit = 0, count = 0;
-        std::uint8_t len1 = 0, len2 = 0;
+        std::uint8_t value_bytes = 0, count_bytes = 0;
         if (!c.commopt) {
-          const auto s = leb<Checked>(q, end, detail::leb32, commit, len1);
+          const auto s = leb<Checked>(q, end, detail::leb32, commit, value_bytes);
           if (s != detail::read_status::ok) return leb_fail(s);
         }
         if (h == 0x0e) {
-          const auto s = leb<Checked>(q, end, detail::leb_count, count, len2);
+          const auto s = leb<Checked>(q, end, detail::leb_count, count, count_bytes);
           if (s != detail::read_status::ok) return leb_fail(s);
           out.cycles = static_cast<std::uint32_t>(count) + st_.cc_threshold;
         } else {
           out.flags |= packet_flag::cycles_unknown;
         }
         out.count = static_cast<std::uint32_t>(commit);
-        out.len1 = len1;
-        out.len2 = len2;
+        out.value_bytes = value_bytes;
+        out.count_bytes = count_bytes;
         return finish_packet(out, p, q);
       }
 
@@ -694,7 +694,7 @@ class decoder {
         // layout (ETMv4's second exception byte does not exist in ETE).
         const unsigned ebits = (info & 1u) | ((info >> 5) & 2u);
         if ((info & 0x80u) || (ebits != 1 && ebits != 2)) return bad(error_code::malformed_payload);
-        out.e = static_cast<std::uint8_t>(ebits);
+        out.exception_elements = static_cast<std::uint8_t>(ebits);
         out.exception_type = static_cast<std::uint8_t>((info >> 1) & 0x1fu);
         q += 2;
         if (ah == 0x70) {  // unknown address: PE Reset, Transaction Failure (D5.24, D5.25)
@@ -748,7 +748,7 @@ class decoder {
     return finish_packet(out, p, q);
   }
 
-  // A 32-bit count field (COMMIT, CANCEL, Q COUNT) into out.count / out.len1.
+  // A 32-bit count field (COMMIT, CANCEL, Q COUNT) into out.count / out.value_bytes.
   template <bool Checked>
   TRACECODEC_HOT static constexpr parse_result read_count(const std::uint8_t*& q, const std::uint8_t* end,
                                            packet& out) noexcept {
@@ -757,7 +757,7 @@ class decoder {
     const auto s = leb<Checked>(q, end, detail::leb32, n, len);
     if (s != detail::read_status::ok) return leb_fail(s);
     out.count = static_cast<std::uint32_t>(n);
-    out.len1 = len;
+    out.value_bytes = len;
     return ok(0);
   }
 

@@ -47,7 +47,7 @@ class encoder {
   constexpr error_code status() const noexcept { return conf_.status(); }
   constexpr void reset() noexcept { st_ = stream_state{}; }
 
-  // Encodes one packet. Fields of `p` that give an encoding choice (addr_bytes, len1, len2,
+  // Encodes one packet. Fields of `p` that give an encoding choice (addr_bytes, value_bytes, count_bytes,
   // size of an A-Sync) may be 0 for "shortest"; offset is ignored.
   TRACECODEC_HOT constexpr encode_result encode(const packet& p, std::uint8_t* out,
                                                 std::size_t capacity) noexcept {
@@ -140,9 +140,8 @@ class encoder {
     const stream_state saved = st_;
     if (capacity >= 32) {
       // Room for any packet: built in place. (Built elsewhere and copied, the copy's wide
-      // loads of build()'s byte stores cannot be forwarded: a stall on every packet, 30% of the
-      // encoder's samples on timestamp-heavy trace.) A packet that fails leaves the
-      // bytes after `out` as they were.
+      // loads of build()'s byte stores cannot be forwarded: a stall on every packet.) A packet
+      // that fails leaves the bytes after `out` as they were.
       std::uint8_t keep[32];
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push  // the caller's bytes may be indeterminate: copied, never used
@@ -197,9 +196,9 @@ class encoder {
 
   // Each packet is a cache line or more of input for about one byte of output, so the atom
   // loop waits on reading packets more than on encoding them. Asking for the atom fields of
-  // the packet 64 ahead keeps them arriving in time (measured: 13-15% faster with the input
-  // in L2). A prefetch never faults; the address is formed as an integer, as it may lie past
-  // the end of the caller's array.
+  // the packet 64 ahead keeps them arriving in time (bench/README.md, History). A prefetch
+  // never faults; the address is formed as an integer, as it may lie past the end of the
+  // caller's array.
   static constexpr void prefetch_key(const packet* p) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
     if (!std::is_constant_evaluated())
@@ -273,12 +272,12 @@ class encoder {
 
   // Address payload for an address form. `form`: 0 exact, 1 short, 2 32-bit, 3 64-bit.
   constexpr int write_address(std::uint8_t* o, int form, isa s, const packet& p,
-                              stream_state& ns) const noexcept {
+                              stream_state& st) const noexcept {
     const std::uint64_t a = p.address;
-    const address_entry& last = ns.history.entry[0];
+    const address_entry& last = st.history.entry[0];
     if (form == 0) {
-      if (!exact_match(p, ns.history)) return fail(error_code::unencodable);
-      ns.history.add(a, p.sub_isa);
+      if (!exact_match(p, st.history)) return fail(error_code::unencodable);
+      st.history.add(a, p.sub_isa);
       return 0;
     }
     if (p.sub_isa != s || (a & detail::isa_alignment_mask(s))) return fail(error_code::unencodable);
@@ -304,16 +303,16 @@ class encoder {
       detail::write_long_address(o, a, s, true);
       n = 8;
     }
-    ns.history.add(a, s);
+    st.history.add(a, s);
     return n;
   }
 
-  constexpr int write_context(std::uint8_t* o, const packet& p, stream_state& ns) const noexcept {
+  constexpr int write_context(std::uint8_t* o, const packet& p, stream_state& st) const noexcept {
     const context& c = p.ctx;
     const bool v = p.flags & packet_flag::has_vmid, cid = p.flags & packet_flag::has_context_id;
     if ((v && cfg().vmidsize == 0) || (cid && cfg().cidsize == 0))
       return fail(error_code::config_mismatch);
-    if (c.el > 3 || (!v && c.vmid != ns.ctx.vmid) || (!cid && c.context_id != ns.ctx.context_id))
+    if (c.el > 3 || (!v && c.vmid != st.ctx.vmid) || (!cid && c.context_id != st.ctx.context_id))
       return fail(error_code::unencodable);  // an unsent field keeps its previous value
     o[0] = static_cast<std::uint8_t>(c.el | (c.nse ? 8u : 0u) | (c.sf ? 16u : 0u) |
                                      (c.ns ? 32u : 0u) | (v ? 64u : 0u) | (cid ? 128u : 0u));
@@ -326,7 +325,7 @@ class encoder {
       detail::store_le(o + n, c.context_id, 4);
       n += 4;
     }
-    ns.ctx = c;
+    st.ctx = c;
     return n;
   }
 
@@ -378,8 +377,8 @@ class encoder {
     return f;
   }
 
-  // Writes the packet into o (32 bytes), updating ns. Returns the size or -error_code.
-  constexpr int build(const packet& p, std::uint8_t* o, stream_state& ns) const noexcept {
+  // Writes the packet into o (32 bytes), updating st. Returns the size or -error_code.
+  constexpr int build(const packet& p, std::uint8_t* o, stream_state& st) const noexcept {
     using K = packet_kind;
     const config& c = cfg();
     auto leb = [&](int at, std::uint64_t v, std::uint8_t req, detail::leb_field f) -> int {
@@ -394,13 +393,13 @@ class encoder {
     // Address forms first, from a table: they are most of what is not an atom, and this
     // spares them the switch's indirect jump.
     if (const address_header af = form_of(p.kind, p.index); af.form >= 0)
-      return build_address(p, af, o, ns);
+      return build_address(p, af, o, st);
     switch (p.kind) {
       case K::async: return fail(error_code::unencodable);  // handled by encode()
       case K::discard: o[0] = 0; o[1] = 3; return 2;
       case K::overflow: o[0] = 0; o[1] = 5; return 2;
       case K::context_same:  // says "unchanged": only the current context can be sent so
-        if (!(p.ctx == ns.ctx)) return fail(error_code::unencodable);
+        if (!(p.ctx == st.ctx)) return fail(error_code::unencodable);
         return single(header_of(K::context_same));
       case K::event:
         if (p.events == 0 || p.events > 15) return fail(error_code::unencodable);
@@ -411,7 +410,7 @@ class encoder {
       case K::q_count: {
         o[0] = header_of(K::q_count);
         if (!header_ok(o[0], p.kind)) return fail(error_code::reserved_header);
-        const int n = leb(1, p.count, p.len1, detail::leb32);
+        const int n = leb(1, p.count, p.value_bytes, detail::leb32);
         return n < 0 ? fail(error_code::unencodable) : n;
       }
 
@@ -422,18 +421,18 @@ class encoder {
         if (p.plctl & 1u) o[n++] = p.info;
         else if (p.info) return fail(error_code::unencodable);
         if (p.plctl & 4u) {
-          n = leb(n, p.count, p.len1, detail::leb32);
+          n = leb(n, p.count, p.value_bytes, detail::leb32);
           if (n < 0) return fail(error_code::unencodable);
         } else if (p.count) {
           return fail(error_code::unencodable);
         }
         if (p.plctl & 8u) {
-          n = leb(n, p.cycles, p.len2, detail::leb_cyct);
+          n = leb(n, p.cycles, p.count_bytes, detail::leb_cyct);
           if (n < 0) return fail(error_code::unencodable);
         } else if (p.cycles) {
           return fail(error_code::unencodable);
         }
-        ns.trace_info(p.info & 1u, p.cycles);
+        st.trace_info(p.info & 1u, p.cycles);
         return n;
       }
 
@@ -442,23 +441,23 @@ class encoder {
         o[0] = static_cast<std::uint8_t>(header_of(K::timestamp) | (with_count ? 1u : 0u));
         if (!header_ok(o[0], p.kind)) return fail(error_code::reserved_header);
         const detail::leb_field f = detail::leb_ts(c.ts_max_bytes());
-        unsigned len = p.len1;
+        unsigned len = p.value_bytes;
         if (len == 0) {  // D6.11.5: send only the low bits that changed
           len = 1;
           while (len < f.max_bytes &&
-                 ((p.timestamp ^ ns.timestamp) & ~detail::leb_mask(len)) != 0)
+                 ((p.timestamp ^ st.timestamp) & ~detail::leb_mask(len)) != 0)
             ++len;
         }
-        if (len > f.max_bytes || ((p.timestamp ^ ns.timestamp) & ~detail::leb_mask(len)) != 0)
+        if (len > f.max_bytes || ((p.timestamp ^ st.timestamp) & ~detail::leb_mask(len)) != 0)
           return fail(error_code::unencodable);
         int n = 1 + static_cast<int>(detail::write_leb(o + 1, p.timestamp, len, f));
         if (with_count) {
-          n = leb(n, p.cycles, p.len2, detail::leb_count);
+          n = leb(n, p.cycles, p.count_bytes, detail::leb_count);
           if (n < 0) return fail(error_code::unencodable);
         } else if (p.cycles) {
           return fail(error_code::unencodable);
         }
-        ns.timestamp = p.timestamp;
+        st.timestamp = p.timestamp;
         return n;
       }
 
@@ -471,14 +470,14 @@ class encoder {
         if (!header_ok(o[0], p.kind)) return fail(error_code::reserved_header);
         int n = 1;
         if (!c.commopt) {
-          n = leb(n, p.count, p.len1, detail::leb32);
+          n = leb(n, p.count, p.value_bytes, detail::leb32);
           if (n < 0) return fail(error_code::unencodable);
         } else if (p.count) {
           return fail(error_code::unencodable);
         }
         if (!unknown) {
-          if (p.cycles < ns.cc_threshold) return fail(error_code::unencodable);
-          n = leb(n, p.cycles - ns.cc_threshold, p.len2, detail::leb_count);
+          if (p.cycles < st.cc_threshold) return fail(error_code::unencodable);
+          n = leb(n, p.cycles - st.cc_threshold, p.count_bytes, detail::leb_count);
           if (n < 0) return fail(error_code::unencodable);
         }
         return n;
@@ -487,9 +486,9 @@ class encoder {
       case K::cycle_count_f2_0_small:
       case K::cycle_count_f2_0_large:
       case K::cycle_count_f2_1: {
-        if (p.cycles < ns.cc_threshold || p.cycles - ns.cc_threshold > 15)
+        if (p.cycles < st.cc_threshold || p.cycles - st.cc_threshold > 15)
           return fail(error_code::unencodable);
-        const unsigned bbbb = p.cycles - ns.cc_threshold;
+        const unsigned bbbb = p.cycles - st.cc_threshold;
         unsigned aaaa = 0;
         if (p.kind == K::cycle_count_f2_0_small) {
           o[0] = header_of(p.kind);
@@ -512,9 +511,9 @@ class encoder {
 
       case K::cycle_count_f3_0:
       case K::cycle_count_f3_1: {
-        if (p.cycles < ns.cc_threshold || p.cycles - ns.cc_threshold > 3)
+        if (p.cycles < st.cc_threshold || p.cycles - st.cc_threshold > 3)
           return fail(error_code::unencodable);
-        const unsigned bb = p.cycles - ns.cc_threshold;
+        const unsigned bb = p.cycles - st.cc_threshold;
         unsigned aa = 0;
         if (p.kind == K::cycle_count_f3_0) {
           if (p.count < 1 || p.count > 4) return fail(error_code::unencodable);
@@ -532,7 +531,7 @@ class encoder {
         if (p.kind == K::cancel_f1 && (p.flags & packet_flag::mispredict)) o[0] |= 1u;
         if (!header_ok(o[0], p.kind)) return fail(error_code::reserved_header);
         if (p.kind == K::cancel_f1 && p.count == 0) return fail(error_code::unencodable);
-        const int n = leb(1, p.count, p.len1, detail::leb32);
+        const int n = leb(1, p.count, p.value_bytes, detail::leb32);
         return n < 0 ? fail(error_code::unencodable) : n;
       }
 
@@ -565,7 +564,7 @@ class encoder {
 
       case K::context: {
         o[0] = header_of(K::context);
-        const int n = write_context(o + 1, p, ns);
+        const int n = write_context(o + 1, p, st);
         return n < 0 ? n : 1 + n;
       }
 
@@ -578,7 +577,7 @@ class encoder {
         const int n = exception_info(o, p);
         if (n < 0) return n;
         o[2] = header_of(K::ignore);  // D5.24: the address header 0x70 says UNKNOWN
-        ns.history.add(0, isa::is0);  // D9.2.18.5
+        st.history.add(0, isa::is0);  // D9.2.18.5
         return 3;
       }
 
@@ -605,7 +604,7 @@ class encoder {
 
   // Every packet with an address form: target, exception, source and Q packets.
   constexpr int build_address(const packet& p, const address_header& af, std::uint8_t* o,
-                              stream_state& ns) const noexcept {
+                              stream_state& st) const noexcept {
     int n = 0;
     if (is_exception(p.kind)) {
       n = exception_info(o, p);
@@ -616,16 +615,16 @@ class encoder {
       if (!header_ok(af.header, p.kind)) return fail(error_code::reserved_header);
       n = 1;
     }
-    const int a = write_address(o + n, af.form, af.s, p, ns);
+    const int a = write_address(o + n, af.form, af.s, p, st);
     if (a < 0) return a;
     n += a;
     if (af.with_context) {
-      const int k = write_context(o + n, p, ns);
+      const int k = write_context(o + n, p, st);
       if (k < 0) return k;
       n += k;
     }
     if (is_q(p.kind)) {
-      const int len = leb_len(p.count, p.len1, detail::leb32);
+      const int len = leb_len(p.count, p.value_bytes, detail::leb32);
       if (len < 0) return fail(error_code::unencodable);
       n += static_cast<int>(detail::write_leb(o + n, p.count, static_cast<unsigned>(len), detail::leb32));
     }
@@ -634,9 +633,9 @@ class encoder {
 
   // Exception header and info byte (D5.13): 0 E[1] TYPE E[0].
   static constexpr int exception_info(std::uint8_t* o, const packet& p) noexcept {
-    if ((p.e != 1 && p.e != 2) || p.exception_type > 31) return fail(error_code::unencodable);
+    if ((p.exception_elements != 1 && p.exception_elements != 2) || p.exception_type > 31) return fail(error_code::unencodable);
     o[0] = header_of(packet_kind::exception_exact);
-    o[1] = static_cast<std::uint8_t>((p.e & 1u) | (p.exception_type << 1) | ((p.e >> 1) << 6));
+    o[1] = static_cast<std::uint8_t>((p.exception_elements & 1u) | (p.exception_type << 1) | ((p.exception_elements >> 1) << 6));
     return 2;
   }
 

@@ -38,7 +38,8 @@ struct packet {
   std::uint8_t atom_count = 0;
   isa sub_isa = isa::is0;
   std::uint8_t exception_type = 0;  // Exception TYPE (D5.13)
-  std::uint8_t e = 0;               // Exception E field: 1 or 2
+  std::uint8_t exception_elements = 0;  // Exception E field (D5.13): 1 = the Exception element,
+                                        // 2 = a Target Address element, then the Exception
   std::uint8_t index = 0;           // exact-match address history index (QE)
   std::uint8_t events = 0;          // Event packet V3..V0
   std::uint8_t info = 0;            // Trace Info INFO byte; Instrumentation EL byte
@@ -47,9 +48,9 @@ struct packet {
   // The encoding the hardware chose, so that re-encoding reproduces the bytes exactly.
   // 0 means "shortest" when a producer builds a packet.
   std::uint8_t addr_bytes = 0;    // short address forms: 1 or 2 payload bytes
-  std::uint8_t len1 = 0;          // bytes of the first variable field (TS, COMMIT, CANCEL,
+  std::uint8_t value_bytes = 0;          // bytes of the first variable field (TS, COMMIT, CANCEL,
                                   // SPEC, Q COUNT)
-  std::uint8_t len2 = 0;          // bytes of the second variable field (COUNT, CYCT)
+  std::uint8_t count_bytes = 0;          // bytes of the second variable field (COUNT, CYCT)
   std::uint8_t ignored_bits = 0;  // Cycle Count 2_1/3_1: header/payload bits that COMMOPT=1
                                   // makes meaningless (D9.2.16.2), XOR the canonical D5 value
 

@@ -76,18 +76,17 @@ inline const char* security_name(const context& c) {
   return c.ns ? "NS" : "S";
 }
 
-inline bool is_commit_cycle_count(packet_kind k) {
-  return k == packet_kind::cycle_count_f1_0 || k == packet_kind::cycle_count_f1_0_unknown ||
-         k == packet_kind::cycle_count_f2_0_small || k == packet_kind::cycle_count_f2_0_large ||
-         k == packet_kind::cycle_count_f3_0;
+// Field choices from the packet descriptions (ete/packet/description.hpp).
+inline bool is_commit_cycle_count(packet_kind k) {  // COMMOPT 0 forms carry a commit count
+  return describe(k).legal == legal_when::cycles_commit;
 }
-inline bool is_cancel(packet_kind k) {
-  return k == packet_kind::cancel_f1 || k == packet_kind::cancel_f2 || k == packet_kind::cancel_f3;
+inline bool is_cancel(packet_kind k) {  // Cancel formats 1-3: the speculation packets with atoms
+  return describe(k).legal == legal_when::speculation && k != packet_kind::commit;
 }
 // The exact-match forms, which name an address history entry (QE).
 inline bool has_match_index(packet_kind k) {
-  return k == packet_kind::address_exact || k == packet_kind::exception_exact ||
-         k == packet_kind::source_exact || k == packet_kind::q_exact;
+  return address_form_of(k).family != address_family::none &&
+         address_form_of(k).width == address_width::exact;
 }
 
 // The "context" object of packets and elements: {"el","ns","nse","sf","cid","vmid"}.
@@ -125,7 +124,7 @@ void visit_fields(const packet& p, V& v) {
     s.group();
     s.field("exception_type", "type", code_value{p.exception_type, 2});
     s.field("exception_name", "", in_parens{exception_type_name(p.exception_type)});
-    text_only(s).field("e", p.e);
+    text_only(s).field("e", p.exception_elements);
   };
 
   if (p.kind == K::async && p.size > async_bytes_shown)
