@@ -704,9 +704,10 @@ class decoder {
           st_.history.add(0, isa::is0);  // D9.2.18.5 UnknownAddressHistoryBuffer()
           return finish_packet(out, p, q);
         }
-        if (!detail::exception_kinds.valid[ah]) return bad(error_code::malformed_payload);
+        const packet_kind xk = detail::exception_kinds.kind[ah];
+        if (xk == static_cast<packet_kind>(packet_kind_count)) return bad(error_code::malformed_payload);
         const header_entry& ae = table()[ah];
-        out.kind = detail::exception_kinds.kind[ah];
+        out.kind = xk;
         return address_packet<Checked>(ae.op, ae.aux, p, q, end, out);
       }
 

@@ -115,8 +115,8 @@ constexpr std::uint32_t mispredict_atoms[4] = {0, 1, 3, 0};
 constexpr std::uint8_t mispredict_count[4] = {0, 1, 2, 1};
 
 // Whether a row's header is legal in this configuration (D9.2.2.1 Parse_Trace()).
-constexpr bool legal(const packet_description& d, std::uint8_t h, const config& c) noexcept {
-  switch (d.legal) {
+constexpr bool legal(legal_when when, std::uint8_t h, const config& c) noexcept {
+  switch (when) {
     case legal_when::always: return true;
     case legal_when::timestamps: return c.tssize != 0;
     case legal_when::ts_marker: return c.tsmark && c.tssize != 0;
@@ -170,33 +170,69 @@ constexpr header_entry entry_of(const packet_description& d, std::uint8_t h) noe
     case header_bits::low_bit_flag: e.flags = (h & 1u) ? d.flags : 0; break;
     case header_bits::event: e.aux = h & 0xfu; break;
   }
+  // Header-only packets that need nothing but the table: no count, no header field in aux,
+  // nothing from the retained state (context, cycle count threshold).
+  e.complete = e.op == payload_op::none && e.count == 0 && e.aux == 0 &&
+               !has_context(e.kind) && !is_cycle_count(e.kind);
+  // ... and whose only fields are kind, atoms and atom_count.
+  e.plain = e.complete && e.flags == 0 && e.ignored == 0;
   return e;
 }
+
+// What a header can mean, whatever the configuration: the entries of the rows whose header
+// range holds it, in row order, up to the first row legal in every configuration (rows after
+// it can never be chosen). A configuration's table takes the first legal one, so a run-time
+// configuration's table is a few tests per header.
+inline constexpr unsigned max_header_candidates = 2;
+struct header_candidates {
+  header_entry entry[256][max_header_candidates]{};
+  legal_when legal[256][max_header_candidates]{};
+  std::uint8_t count[256]{};
+  bool fits = true;
+};
+constexpr header_candidates make_header_candidates() noexcept {
+  header_candidates t{};
+  for (unsigned h = 0; h < 256; ++h) {
+    for (const packet_description& d : packet_descriptions.row) {
+      if (!d.matches(h)) continue;
+      if (t.count[h] == max_header_candidates) {
+        t.fits = false;
+        break;
+      }
+      t.entry[h][t.count[h]] = entry_of(d, static_cast<std::uint8_t>(h));
+      t.legal[h][t.count[h]] = d.legal;
+      ++t.count[h];
+      if (d.legal == legal_when::always) break;
+    }
+  }
+  return t;
+}
+inline constexpr header_candidates candidates = make_header_candidates();
+static_assert(candidates.fits, "more rows share a header than max_header_candidates");
 
 // The first row whose header range holds h and that this configuration allows. Rows that
 // share a header (0x00, 0x06) resolve to the first of their group; rows that differ only in
 // the configuration that allows them (the COMMOPT 0/1 Cycle Count forms) to the legal one.
 constexpr header_entry entry_for(std::uint8_t h, const config& c) noexcept {
-  for (const packet_description& d : packet_descriptions.row)
-    if (d.matches(h) && legal(d, h, c)) return entry_of(d, h);
+  for (unsigned i = 0; i < candidates.count[h]; ++i)
+    if (legal(candidates.legal[h][i], h, c)) return candidates.entry[h][i];
   return header_entry{};
 }
 
 // The Exception packet's kind from the address header after its information byte
 // (D9.2.13.1): the exception form of the target address form that header starts.
+// packet_kind_count (as a packet_kind) where the byte starts no target address form.
 struct exception_kind_table {
   packet_kind kind[256];
-  bool valid[256];
 };
 constexpr exception_kind_table make_exception_kinds() noexcept {
   exception_kind_table t{};
   for (unsigned h = 0; h < 256; ++h) {
-    for (const packet_description& d : packet_descriptions.row) {
-      if (d.form.family != address_family::target || !d.matches(h)) continue;
-      t.kind[h] = address_kind(address_family::exception, d.form.width, d.form.sub_isa,
-                               d.form.with_context);
-      t.valid[h] = true;
-    }
+    t.kind[h] = static_cast<packet_kind>(packet_kind_count);
+    for (const packet_description& d : packet_descriptions.row)
+      if (d.form.family == address_family::target && d.matches(h))
+        t.kind[h] = address_kind(address_family::exception, d.form.width, d.form.sub_isa,
+                                 d.form.with_context);
   }
   return t;
 }
@@ -206,16 +242,7 @@ inline constexpr exception_kind_table exception_kinds = make_exception_kinds();
 
 constexpr header_table make_header_table(const config& c) noexcept {
   header_table t{};
-  for (unsigned h = 0; h < 256; ++h) {
-    header_entry e = detail::entry_for(static_cast<std::uint8_t>(h), c);
-    // Header-only packets that need nothing but the table: no count, no header field in aux,
-    // nothing from the retained state (context, cycle count threshold).
-    e.complete = e.op == payload_op::none && e.count == 0 && e.aux == 0 &&
-                 !has_context(e.kind) && !is_cycle_count(e.kind);
-    // ... and whose only fields are kind, atoms and atom_count.
-    e.plain = e.complete && e.flags == 0 && e.ignored == 0;
-    t.entry[h] = e;
-  }
+  for (unsigned h = 0; h < 256; ++h) t.entry[h] = detail::entry_for(static_cast<std::uint8_t>(h), c);
   return t;
 }
 
@@ -250,8 +277,8 @@ class configured {
   }
 
  private:
-  // At run time the table is built by a call: inlined, its loops sit in the caller's decode
-  // function and change how the compiler allocates the registers of the decode loop.
+  // At run time the table is built by a call, so that the decode functions that construct a
+  // decoder do not carry its loop (see bench/README.md, issue 15).
   TRACECODEC_OUT_OF_LINE static void make_table_out_of_line(header_table& t, const config& c) noexcept {
     t = make_header_table(c);
   }
