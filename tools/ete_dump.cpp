@@ -36,11 +36,13 @@
 
 namespace ete = tracecodec::ete;
 
+#include "cli.hpp"
+
 namespace {
 
-constexpr int exit_ok = 0;
-constexpr int exit_io = 1;
-constexpr int exit_usage = 2;
+using tools::exit_io;
+using tools::exit_ok;
+using tools::exit_usage;
 
 const char* const usage_text =
     "usage: ete-dump --snapshot DIR [--json]\n"
@@ -65,10 +67,7 @@ const char* const usage_text =
     "Exit status: 0 success (decode errors are printed), 1 I/O error (input or output),\n"
     "2 usage error or invalid trace unit configuration.\n";
 
-void put_line(const std::string& s) {
-  std::fwrite(s.data(), 1, s.size(), stdout);
-  std::fputc('\n', stdout);
-}
+using tools::put_line;
 
 std::string hex32(std::uint32_t v) {
   char buf[16];
@@ -119,13 +118,7 @@ void print_summary(std::size_t session, const ete::decoder_stats& st) {
   put_line(buf);
 }
 
-int finish_output(int status) {
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    std::fputs("ete-dump: error writing output\n", stderr);
-    return exit_io;
-  }
-  return status;
-}
+int finish_output(int status) { return tools::finish_output("ete-dump", status); }
 
 // Reads a file in chunks and decodes it as one trace session, printing as it goes.
 //
@@ -477,10 +470,9 @@ int run_demo(bool json) {
 }
 
 int usage_error(const char* fmt, const char* arg) {
-  std::fputs("ete-dump: ", stderr);
-  std::fprintf(stderr, fmt, arg);
-  std::fputs("\nrun 'ete-dump --help' for usage\n", stderr);
-  return exit_usage;
+  char message[256];
+  std::snprintf(message, sizeof message, fmt, arg);
+  return tools::usage_error("ete-dump", message);
 }
 
 }  // namespace

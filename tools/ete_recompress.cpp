@@ -21,11 +21,13 @@
 
 using namespace tracecodec::ete;
 
+#include "cli.hpp"
+
 namespace {
 
-constexpr int exit_ok = 0;
-constexpr int exit_io = 1;
-constexpr int exit_usage = 2;
+using tools::exit_io;
+using tools::exit_ok;
+using tools::exit_usage;
 
 constexpr std::uint64_t max_buffer_bytes = std::uint64_t{256} << 20;  // 256 MiB
 
@@ -45,19 +47,9 @@ const char* const usage_text =
     "out of memory) or elements that differ, 2 usage error or invalid trace unit\n"
     "configuration.\n";
 
-int usage_error(const std::string& message) {
-  std::fprintf(stderr, "ete-recompress: %s\nrun 'ete-recompress --help' for usage\n",
-               message.c_str());
-  return exit_usage;
-}
+int usage_error(const std::string& message) { return tools::usage_error("ete-recompress", message); }
 
-int finish_output(int status) {
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    std::fputs("ete-recompress: error writing output\n", stderr);
-    return exit_io;
-  }
-  return status;
-}
+int finish_output(int status) { return tools::finish_output("ete-recompress", status); }
 
 int run(const std::string& dir, bool verbose) {
   snapshot::load_options opt;

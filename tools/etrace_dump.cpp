@@ -30,11 +30,13 @@
 
 namespace et = tracecodec::etrace;
 
+#include "cli.hpp"
+
 namespace {
 
-constexpr int exit_ok = 0;
-constexpr int exit_io = 1;
-constexpr int exit_usage = 2;
+using tools::exit_io;
+using tools::exit_ok;
+using tools::exit_usage;
 
 const char* const usage_text =
     "usage: etrace-dump [FILE|-] [options] [--json]\n"
@@ -66,15 +68,9 @@ const char* const usage_text =
     "ends. Exit status: 0 success (decode errors are printed), 1 I/O error (input or\n"
     "output), 2 usage error or invalid parameters.\n";
 
-void put_line(const std::string& s) {
-  std::fwrite(s.data(), 1, s.size(), stdout);
-  std::fputc('\n', stdout);
-}
+using tools::put_line;
 
-int usage_error(const std::string& msg) {
-  std::fprintf(stderr, "etrace-dump: %s\n%s", msg.c_str(), usage_text);
-  return exit_usage;
-}
+int usage_error(const std::string& message) { return tools::usage_error("etrace-dump", message, usage_text); }
 
 bool parse_number(std::string_view s, std::uint64_t& out) {
   if (s.empty()) return false;
@@ -98,13 +94,7 @@ bool parse_number(std::string_view s, std::uint64_t& out) {
   return true;
 }
 
-int finish_output(int status) {
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    std::fputs("etrace-dump: error writing output\n", stderr);
-    return exit_io;
-  }
-  return status;
-}
+int finish_output(int status) { return tools::finish_output("etrace-dump", status); }
 
 // JSON Lines: bytes the decoder skipped while it looked for a packet boundary (a recovery
 // scheme, after an error or with --unsynchronized) appear in no packet or error object, so

@@ -30,11 +30,13 @@ namespace brbe = tracecodec::brbe;
 namespace spe = tracecodec::spe;
 namespace trbe = tracecodec::trbe;
 
+#include "cli.hpp"
+
 namespace {
 
-constexpr int exit_ok = 0;
-constexpr int exit_io = 1;
-constexpr int exit_usage = 2;
+using tools::exit_io;
+using tools::exit_ok;
+using tools::exit_usage;
 
 const char* const usage_text =
     "usage: sysreg-decode brbinf VALUE... [--brbidr0 X] [--brbsrc X] [--brbtgt X] [--json]\n"
@@ -91,10 +93,7 @@ const char* config_error_text(brbe::config_error e) {
   return "invalid";
 }
 
-int usage_error(const std::string& message) {
-  std::fprintf(stderr, "sysreg-decode: %s\n%s", message.c_str(), usage_text);
-  return exit_usage;
-}
+int usage_error(const std::string& message) { return tools::usage_error("sysreg-decode", message, usage_text); }
 
 void put(const std::string& s, bool newline) {
   std::fwrite(s.data(), 1, s.size(), stdout);
