@@ -40,9 +40,7 @@ namespace ete = tracecodec::ete;
 
 namespace {
 
-using tools::exit_io;
-using tools::exit_ok;
-using tools::exit_usage;
+using namespace tools;  // exit codes, put_line
 
 const char* const usage_text =
     "usage: ete-dump --snapshot DIR [--json]\n"
@@ -67,7 +65,6 @@ const char* const usage_text =
     "Exit status: 0 success (decode errors are printed), 1 I/O error (input or output),\n"
     "2 usage error or invalid trace unit configuration.\n";
 
-using tools::put_line;
 
 std::string hex32(std::uint32_t v) {
   char buf[16];

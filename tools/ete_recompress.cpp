@@ -25,9 +25,7 @@ using namespace tracecodec::ete;
 
 namespace {
 
-using tools::exit_io;
-using tools::exit_ok;
-using tools::exit_usage;
+using namespace tools;  // exit codes, put_line
 
 constexpr std::uint64_t max_buffer_bytes = std::uint64_t{256} << 20;  // 256 MiB
 

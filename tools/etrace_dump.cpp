@@ -34,9 +34,7 @@ namespace et = tracecodec::etrace;
 
 namespace {
 
-using tools::exit_io;
-using tools::exit_ok;
-using tools::exit_usage;
+using namespace tools;  // exit codes, put_line
 
 const char* const usage_text =
     "usage: etrace-dump [FILE|-] [options] [--json]\n"
@@ -68,7 +66,6 @@ const char* const usage_text =
     "ends. Exit status: 0 success (decode errors are printed), 1 I/O error (input or\n"
     "output), 2 usage error or invalid parameters.\n";
 
-using tools::put_line;
 
 int usage_error(const std::string& message) { return tools::usage_error("etrace-dump", message, usage_text); }
 

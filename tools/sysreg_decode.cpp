@@ -34,9 +34,7 @@ namespace trbe = tracecodec::trbe;
 
 namespace {
 
-using tools::exit_io;
-using tools::exit_ok;
-using tools::exit_usage;
+using namespace tools;  // exit codes, put_line
 
 const char* const usage_text =
     "usage: sysreg-decode brbinf VALUE... [--brbidr0 X] [--brbsrc X] [--brbtgt X] [--json]\n"
