@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Printable forms of decoded packets and diagnostics: a one-line text form in the spirit of
 // OpenCSD's packet lister, and a JSON Lines form whose key names are a stable public format.
-// Hosted code (std::string, std::snprintf); the codec headers themselves stay freestanding.
+// Hosted code (std::string); the codec headers themselves stay freestanding.
 //
 // JSON keys (each object is one line without the trailing newline):
 //   every packet:   "session", "offset", "bytes" (lowercase hex), "packet" (kind_name)
@@ -25,7 +25,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 
 #include "../../ete/error.hpp"
