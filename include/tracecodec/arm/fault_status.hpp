@@ -13,6 +13,10 @@
 
 namespace tracecodec::arm {
 
+// Inline: the names are arm::fault_kind etc.; the SPE and TRBE codecs take them all with one
+// using-directive.
+inline namespace buffer_syndrome {
+
 inline constexpr std::uint16_t mss_code_mask = 0x003f;  // BSC or FSC, bits [5:0]
 inline constexpr std::uint16_t mss_res0_mask = 0xffc0;  // bits [15:6] RES0 for BSC and FSC
 
@@ -122,4 +126,5 @@ constexpr std::uint64_t mss_res0_set(mss_format fmt, std::uint16_t mss) noexcept
   return laid_out ? static_cast<std::uint64_t>(mss & mss_res0_mask) : 0;
 }
 
+}  // namespace buffer_syndrome
 }  // namespace tracecodec::arm

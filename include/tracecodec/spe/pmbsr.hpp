@@ -15,18 +15,7 @@ namespace tracecodec::spe {
 
 using arm::encode_error;
 using arm::encode_result;
-using arm::decode_fault_status;
-using arm::encode_fault_status;
-using arm::fault_kind;
-using arm::fault_status;
-using arm::fsc_encoding;
-using arm::mss_code_mask;
-using arm::mss_format;
-using arm::mss_res0_mask;
-using arm::mss_buffer_status;
-using arm::mss_code_of;
-using arm::mss_fault_status;
-using arm::mss_res0_set;
+using namespace arm::buffer_syndrome;  // the MSS layouts and fault status codes (arm/fault_status.hpp)
 
 inline constexpr std::uint64_t pmbsr_res0_mask = 0xffff'ffff'03f0'0000ull;  // [63:32], [25:20]
 

@@ -18,14 +18,7 @@ namespace tracecodec::trbe {
 
 using arm::encode_error;
 using arm::encode_result;
-using arm::decode_fault_status;
-using arm::encode_fault_status;
-using arm::fault_kind;
-using arm::fault_status;
-using arm::fsc_encoding;
-using arm::mss_code_mask;
-using arm::mss_format;
-using arm::mss_res0_mask;
+using namespace arm::buffer_syndrome;  // the MSS layouts and fault status codes (arm/fault_status.hpp)
 
 // [63:32], [25:23], [19], [16]
 inline constexpr std::uint64_t trbsr_res0_mask = 0xffff'ffff'0389'0000ull;

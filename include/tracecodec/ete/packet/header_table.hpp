@@ -111,8 +111,8 @@ inline constexpr atom_slot_table atom_slots = make_atom_slots();
 static_assert(atom_slots.perfect, "two atom headers share a hash slot: choose another multiplier");
 
 // Atoms of Mispredict / Cancel format 2 field A (D9.2.9.2, D9.2.8.5): -, E, EE, N.
-constexpr std::uint32_t mispredict_atoms[4] = {0, 1, 3, 0};
-constexpr std::uint8_t mispredict_count[4] = {0, 1, 2, 1};
+inline constexpr std::uint32_t mispredict_atoms[4] = {0, 1, 3, 0};
+inline constexpr std::uint8_t mispredict_count[4] = {0, 1, 2, 1};
 
 // Whether a row's header is legal in this configuration (D9.2.2.1 Parse_Trace()).
 constexpr bool legal(legal_when when, std::uint8_t h, const config& c) noexcept {
