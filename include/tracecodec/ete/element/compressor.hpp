@@ -240,8 +240,7 @@ class compressor {
     }
     return choice;
   }
-  // Field A of Mispredict / Cancel format 2 (-, E, EE, N): the header table's atoms per value.
-  static constexpr unsigned tail_count(unsigned a) noexcept { return detail::mispredict_count[a]; }
+  static constexpr unsigned tail_count(unsigned a) noexcept { return a == 0 ? 0 : a == 2 ? 2 : 1; }
 
   // ---- addresses (D6.11.3) -----------------------------------------------------------
   // Cost in bytes of each address form for an address against the current history.
@@ -461,7 +460,7 @@ class compressor {
       packet p = make(packet_kind::cancel_f2);
       p.count = 1;
       p.flags = packet_flag::mispredict;
-      p.atoms = detail::mispredict_atoms[a];
+      p.atoms = a == 1 ? 1u : a == 2 ? 3u : 0u;
       p.atom_count = static_cast<std::uint8_t>(tail_count(a));
       put(p);
       natoms_ = 0;  // the tail travelled in this packet
@@ -559,7 +558,7 @@ class compressor {
         emit_atoms(natoms_ - tail_count(a));
         packet p = make(packet_kind::mispredict);
         p.flags = packet_flag::mispredict;
-        p.atoms = detail::mispredict_atoms[a];
+        p.atoms = a == 1 ? 1u : a == 2 ? 3u : 0u;
         p.atom_count = static_cast<std::uint8_t>(tail_count(a));
         put(p);
         natoms_ = 0;  // the tail travelled in this packet

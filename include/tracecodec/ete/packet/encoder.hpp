@@ -257,10 +257,11 @@ class encoder {
   }
 
   // Mispredict / Cancel format 2 field A from its atoms (D5.39): -, E, EE, N.
-  static constexpr int mispredict_a(const packet& p) noexcept {  // the header table's inverse
-    for (unsigned a = 0; a < 4; ++a)
-      if (p.atoms == detail::mispredict_atoms[a] && p.atom_count == detail::mispredict_count[a])
-        return static_cast<int>(a);
+  static constexpr int mispredict_a(const packet& p) noexcept {
+    if (p.atom_count == 0 && p.atoms == 0) return 0;
+    if (p.atom_count == 1 && p.atoms == 1) return 1;
+    if (p.atom_count == 2 && p.atoms == 3) return 2;
+    if (p.atom_count == 1 && p.atoms == 0) return 3;
     return -1;
   }
 
