@@ -29,7 +29,7 @@ enum class error_code : std::uint8_t {
 };
 
 // One row per code, in numeric order.
-inline constexpr detail::error_text error_texts[] = {
+inline constexpr ::tracecodec::detail::error_text error_texts[] = {
     {"ok", "no error"},
     {"reserved_header", "reserved header byte for this configuration"},
     {"malformed_payload", "packet payload holds a reserved value"},
@@ -44,17 +44,17 @@ inline constexpr detail::error_text error_texts[] = {
     {"resolution_overflow", "resolution queue full: oldest elements committed early"},
     {"unsupported_config", "MAXSPEC larger than this element reader resolves (give it a larger Capacity)"},
 };
-static_assert(detail::dense_error_table(error_texts, error_code::unsupported_config));
+static_assert(::tracecodec::detail::dense_error_table(error_texts, error_code::unsupported_config));
 
 constexpr const char* error_name(error_code e) noexcept {
-  return detail::error_text_of(error_texts, e).name;
+  return ::tracecodec::detail::error_text_of(error_texts, e).name;
 }
 constexpr const char* error_message(error_code e) noexcept {
-  return detail::error_text_of(error_texts, e).message;
+  return ::tracecodec::detail::error_text_of(error_texts, e).message;
 }
 
 // A decoder diagnostic: an error (or the unsynchronized notice) with the byte offset of the
 // packet that caused it. `length` is the number of bytes skipped for `unsynchronized`.
-using diagnostic = detail::diagnostic<error_code>;
+using diagnostic = ::tracecodec::detail::diagnostic<error_code>;
 
 }  // namespace tracecodec::ete

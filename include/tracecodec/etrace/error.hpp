@@ -28,7 +28,7 @@ enum class error_code : std::uint8_t {
 };
 
 // One row per code, in numeric order.
-inline constexpr detail::error_text error_texts[] = {
+inline constexpr ::tracecodec::detail::error_text error_texts[] = {
     {"ok", "no error"},
     {"invalid_config", "invalid te_inst parameters"},
     {"invalid_encapsulation", "invalid encapsulation settings"},
@@ -44,17 +44,17 @@ inline constexpr detail::error_text error_texts[] = {
     {"buffer_too_small", "output buffer too small"},
     {"unencodable", "value cannot be encoded in a te_inst packet"},
 };
-static_assert(detail::dense_error_table(error_texts, error_code::unencodable));
+static_assert(::tracecodec::detail::dense_error_table(error_texts, error_code::unencodable));
 
 constexpr const char* error_name(error_code e) noexcept {
-  return detail::error_text_of(error_texts, e).name;
+  return ::tracecodec::detail::error_text_of(error_texts, e).name;
 }
 constexpr const char* error_message(error_code e) noexcept {
-  return detail::error_text_of(error_texts, e).message;
+  return ::tracecodec::detail::error_text_of(error_texts, e).message;
 }
 
 // A stream decoder diagnostic: the error, the byte offset of the packet (or header byte) that
 // caused it, and the number of bytes it discarded.
-using diagnostic = detail::diagnostic<error_code>;
+using diagnostic = ::tracecodec::detail::diagnostic<error_code>;
 
 }  // namespace tracecodec::etrace

@@ -67,8 +67,14 @@ class element_reader {
     dispatch(nullptr, 0, on_element, on_error, resolve, input::last);
   }
 
+  // Offset of the last packet decoded (0 before the first).
+  constexpr std::uint64_t last_packet_offset() const noexcept { return last_packet_; }
+  // Pass Discard elements on after what they leave (the analysis stage needs them: D9.5.13).
+  constexpr void pass_discards(bool on) noexcept { resolve_.pass_discards(on); }
+
   // Starts a new session: every layer back to its state before the first byte.
   constexpr void reset() noexcept {
+    last_packet_ = 0;
     packets_.reset();
     elements_.reset();
     resolve_.reset();
@@ -113,9 +119,15 @@ class element_reader {
     };
     packets_.decode(
         data, size,
-        [&](const packet& p) TRACECODEC_HOT_LAMBDA { elements_.process_non_atom(p, to_resolver); },
+        [&](const packet& p) TRACECODEC_HOT_LAMBDA {
+          // An Exception packet is two bytes; the address packet after it is a packet of its
+          // own (D5.13), which this decoder reads with it.
+          last_packet_ = p.offset + (is_exception(p.kind) && p.size > 3 ? 2u : 0u);
+          elements_.process_non_atom(p, to_resolver);
+        },
         [&](const diagnostic& d) { after_error<Mode>(d, on_element, on_error); },
         [&](std::uint64_t offset, std::uint32_t bits, unsigned count) TRACECODEC_HOT_LAMBDA {
+          last_packet_ = offset;
           elements_.atoms(offset, bits, count, to_resolver);
         },
         end);
@@ -137,6 +149,7 @@ class element_reader {
   element_decoder<Config> elements_{};
   resolver<Config, Capacity> resolve_{};
   bool unsupported_reported_ = false;
+  std::uint64_t last_packet_ = 0;
 };
 
 }  // namespace tracecodec::ete

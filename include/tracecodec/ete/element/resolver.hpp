@@ -130,6 +130,9 @@ class resolver {
   // omits them: element_decoder::omit_implied_commits). An atom run can then be resolved one
   // atom at a time where that matters (a full queue), as single Atom elements are.
   constexpr void commit_beyond_maxspec(bool on) noexcept { implied_ = on; }
+  // Deliver each Discard element after the elements it lets through (D9.3.5.1), for an
+  // analysis stage (D9.5.13 AnalyzeDiscard). Off by default.
+  constexpr void pass_discards(bool on) noexcept { pass_discards_ = on; }
 
   // Takes one stage-1 element; calls out(const element&) for every element that becomes
   // committed, and err(const diagnostic&) when a bounded queue overflows (once per episode).
@@ -144,6 +147,7 @@ class resolver {
       if (e.kind == element_kind::discard) {
         traced_tx_ = false;
         end_transaction(out);
+        if (pass_discards_) out(e);
         return;
       }
       if ((special_kinds >> static_cast<unsigned>(e.kind)) & 1u) {
@@ -166,6 +170,7 @@ class resolver {
       case element_kind::discard:
         traced_tx_ = false;
         discard(out, err);
+        if (pass_discards_) out(e);
         return;
       case element_kind::mispredict:  // D9.3.1: stacked
         if (!q_.empty() || unseen_ != 0) ++mispredicts_;
@@ -190,6 +195,7 @@ class resolver {
       if (e.kind == element_kind::discard) {  // D9.3.5.1
         traced_tx_ = false;
         end_transaction(out);
+        if (pass_discards_) out(e);
       }
       return;
     }
@@ -608,6 +614,7 @@ class resolver {
   std::size_t tx_held_ = 0;
   std::uint32_t unseen_ = 0;
   std::size_t mispredicts_ = 0;  // Mispredict elements stacked and not yet delivered or removed
+  bool pass_discards_ = false;
   bool initialized_ = false;
   bool in_tx_ = false;
   bool traced_tx_ = false;  // the traced stream is in a transaction (note_transaction())

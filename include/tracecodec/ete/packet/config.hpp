@@ -40,6 +40,7 @@ inline constexpr field_position iasize{"IASIZE", "iasize", 4, 0};            // 
 inline constexpr field_position cidsize{"CIDSIZE", "cidsize", 9, 5};
 inline constexpr field_position vmidsize{"VMIDSIZE", "vmidsize", 14, 10};
 inline constexpr field_position ccsize{"CCSIZE", "ccsize", 28, 25};
+inline constexpr field_position wfxmode{"WFXMODE", "wfxmode", 31, 31};
 inline constexpr field_position architect{"ARCHITECT", "architect", 31, 21};  // TRCDEVARCH
 inline constexpr field_position present{"PRESENT", "present", 20, 20};
 inline constexpr field_position revision{"REVISION", "revision", 19, 16};
@@ -78,6 +79,7 @@ struct config {
   std::uint8_t cidsize = 0;  // context ID bits: 0 or 32
   std::uint8_t vmidsize = 0; // VMID bits: 0 or 32
   std::uint8_t ccsize = 12;  // cycle counter bits, 12..20
+  bool wfxmode = false;      // WFI/WFE/WFIT/WFET are P0 instructions (TRCIDR2 bit 31)
   // TRCIDR8
   std::uint32_t maxspec = 0; // maximum speculation depth
   // TRCDEVARCH
@@ -115,6 +117,7 @@ struct config {
     c.cidsize = get(reg::cidsize, r.trcidr2) == reg::size_32 ? 32 : 0;
     c.vmidsize = get(reg::vmidsize, r.trcidr2) == reg::size_32 ? 32 : 0;
     c.ccsize = static_cast<std::uint8_t>(get(reg::ccsize, r.trcidr2) + 12);
+    c.wfxmode = get(reg::wfxmode, r.trcidr2);
     c.maxspec = r.trcidr8;
     c.ete_major = static_cast<std::uint8_t>(get(reg::archver, r.trcdevarch) == 5 ? 1 : 0);
     c.ete_minor = static_cast<std::uint8_t>(get(reg::revision, r.trcdevarch));

@@ -1,0 +1,706 @@
+// SPDX-License-Identifier: Apache-2.0
+// Stage 3 of the trace analyzer (D9.5): committed elements plus the program image give the
+// instructions that executed. An Atom walks from the current address to the next P0
+// instruction (D9.5.4); an Exception walks up to its preferred return address (D9.5.6); a
+// Source Address up to and including its instruction (D9.5.7). Walks go through a block
+// cache: per start address, the distance to the next P0 instruction, its kind and its target,
+// so that an atom is one table lookup once its block has been seen.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "../../arm/instruction.hpp"
+#include "../../detail/hot.hpp"
+#include "../element/element.hpp"
+#include "../error.hpp"
+#include "../packet/config.hpp"
+#include "element.hpp"
+#include "image.hpp"
+
+namespace tracecodec::ete {
+
+// The most instructions one walk follows without meeting a P0 instruction (or the preferred
+// return address of an exception, or a source address) before it gives up with a no_sync
+// element (reason walk_limit): work per element stays bounded whatever the image holds.
+inline constexpr std::uint32_t flow_walk_limit = 1u << 16;
+// Instructions one cached block covers at most (a walk chains blocks up to flow_walk_limit).
+inline constexpr std::uint32_t flow_block_limit = 1024;
+// Depth of the analyzer's return stack (D9.5.3 R_XSVZC).
+inline constexpr unsigned flow_return_stack_depth = 15;
+
+struct flow_options {
+  arm::arch_version arch = arm::arch_version::newest;  // which encodings exist
+};
+
+namespace detail {
+
+// A run of instructions from `start` up to and including the first P0 instruction (or up to
+// where the memory ends, or flow_block_limit instructions).
+struct flow_block {
+  enum class end_kind : std::uint8_t { p0, not_accessible, limit };
+  std::uint64_t start = 0;
+  std::uint64_t target = 0;  // the P0 instruction's direct-branch target
+  std::uint32_t bytes = 0;   // from start to the end of the last instruction
+  std::uint32_t count = 0;   // instructions, the last included
+  std::uint8_t space = 0;    // key: memory space looked up
+  std::uint8_t set = 0xff;   // key: instruction set (0xff: empty entry)
+  end_kind end = end_kind::p0;
+  arm::instruction_type type = arm::instruction_type::other;
+  arm::instruction_subtype subtype = arm::instruction_subtype::none;
+  std::uint8_t size = 4;     // bytes of the last instruction
+  bool conditional = false;
+  bool link = false;
+  arm::instruction_set next_set = arm::instruction_set::a64;
+};
+
+struct return_stack_entry {
+  std::uint64_t address = 0;
+  arm::instruction_set set = arm::instruction_set::a64;
+};
+
+}  // namespace detail
+
+// Config: as for the other layers (fixed_config<...> or runtime_config). CacheBlocks: entries
+// of the block cache (a power of two; each is 40 bytes).
+template <class Config = runtime_config, std::size_t CacheBlocks = 4096>
+class flow_analyzer {
+  static_assert(CacheBlocks != 0 && (CacheBlocks & (CacheBlocks - 1)) == 0,
+                "the block cache size must be a power of two");
+
+ public:
+  template <class C = Config, class = std::enable_if_t<C::is_fixed>>
+  constexpr explicit flow_analyzer(program_image& image, const flow_options& o = {}) noexcept
+      : image_(&image), classify_(o.arch) {}
+  constexpr flow_analyzer(const registers& r, program_image& image,
+                          const flow_options& o = {}) noexcept
+      : cfg_(r), image_(&image), classify_(o.arch) {}
+
+  constexpr const config& cfg() const noexcept { return cfg_.get(); }
+
+  // A new session: not synchronized, return stack empty. The block cache is kept (the image
+  // is the same); invalidate() forgets it.
+  constexpr void reset(sync_reason why = sync_reason::new_session) noexcept {
+    sync_ = sync::none;
+    awaiting_target_ = false;
+    pending_ = false;
+    q_pending_ = false;
+    rs_size_ = 0;
+    announce_ = why;
+    started_ = false;
+    ctx_ = context{};
+    addr_ = 0;
+    set_ = arm::instruction_set::a64;
+  }
+  // Forgets the cached blocks (call when the image's contents changed).
+  constexpr void invalidate() noexcept {
+    for (auto& b : cache_) b.set = 0xff;
+    image_->invalidate();
+  }
+
+  // The no_sync element that opens a session, at the offset of the first packet.
+  template <class Out>
+  constexpr void begin(std::uint64_t offset, Out& out) noexcept {
+    if (started_) return;
+    started_ = true;
+    flow_element f{};
+    f.kind = flow_kind::no_sync;
+    f.offset = offset;
+    f.reason = announce_;
+    out(f);
+  }
+
+  // Analysis after a decoding error: what is held goes out, then nothing is known until the
+  // next Trace Info, Trace On and address (D9.1.1).
+  template <class Out>
+  constexpr void lost_sync(std::uint64_t offset, Out& out) noexcept {
+    flush(out);
+    sync_ = sync::none;
+    awaiting_target_ = false;
+    flow_element f{};
+    f.kind = flow_kind::no_sync;
+    f.offset = offset;
+    f.reason = sync_reason::decode_error;
+    out(f);
+  }
+
+  template <class Out>
+  constexpr void end(std::uint64_t offset, Out& out) noexcept {
+    flush(out);
+    flow_element f{};
+    f.kind = flow_kind::end_of_trace;
+    f.offset = offset;
+    out(f);
+  }
+
+  // One committed element (the resolver's output). out(const flow_element&).
+  template <class Out>
+  TRACECODEC_HOT constexpr void process(const element& e, Out& out) noexcept {
+    if (e.kind == element_kind::atom && !pending_ && !q_pending_) {
+      atoms(e, out);  // the common case first
+      return;
+    }
+    if (e.kind == element_kind::mispredict) {
+      mispredict();
+      return;
+    }
+    if (q_pending_) {
+      // A Q's range ends where the Target Address after it says; a context element takes
+      // the instruction set of the address that comes with it (D9.2.14.8).
+      if (e.kind == element_kind::target_address) {
+        if (q_.kind == flow_kind::range_without_path)
+          q_.end = mask(e.address);
+        else if (q_.offset == e.offset)
+          q_.isa = set_for(e.sub_isa);
+      }
+      q_pending_ = false;
+      out(q_);
+    }
+    flush(out);
+    switch (e.kind) {
+      case element_kind::atom: atoms(e, out); return;
+      case element_kind::trace_info:  // D9.5.9 (the return stack restarts: see README)
+        check_return_stack();
+        rs_size_ = 0;
+        return;
+      case element_kind::trace_on: {  // D9.5.10
+        rs_size_ = 0;
+        sync_ = sync::none;
+        awaiting_target_ = false;
+        flow_element f = make(flow_kind::trace_on, e);
+        f.reason = sync_reason::trace_on;
+        out(f);
+        return;
+      }
+      case element_kind::target_address: target(e); return;
+      case element_kind::context: context_element(e, out); return;
+      case element_kind::exception: exception(e, out); return;
+      case element_kind::source_address: source(e, out); return;
+      case element_kind::q: q(e, out); return;
+      case element_kind::discard:  // D9.5.13
+      case element_kind::overflow: {  // D9.5.14
+        sync_ = sync::none;
+        awaiting_target_ = false;
+        flow_element f = make(flow_kind::no_sync, e);
+        f.reason = e.kind == element_kind::discard ? sync_reason::discard : sync_reason::overflow;
+        out(f);
+        return;
+      }
+      case element_kind::timestamp: {
+        flow_element f = make(flow_kind::timestamp, e);
+        f.timestamp = e.timestamp;
+        if (e.is(element_flag::has_cycles)) {
+          f.flags = flow_flag::has_cycles;
+          f.count = e.cycles;
+        }
+        out(f);
+        return;
+      }
+      case element_kind::cycle_count: {
+        flow_element f = make(flow_kind::cycle_count, e);
+        f.count = e.cycles;
+        if (e.is(element_flag::cycles_unknown)) f.flags = flow_flag::cycles_unknown;
+        out(f);
+        return;
+      }
+      case element_kind::event: {
+        flow_element f = make(flow_kind::event, e);
+        f.number = e.number;
+        out(f);
+        return;
+      }
+      case element_kind::timestamp_marker: out(make(flow_kind::timestamp_marker, e)); return;
+      case element_kind::instrumentation: {
+        flow_element f = make(flow_kind::instrumentation, e);
+        f.address = e.address;
+        f.number = e.number;
+        out(f);
+        return;
+      }
+      case element_kind::transaction_start: out(make(flow_kind::transaction_start, e)); return;
+      case element_kind::transaction_commit: out(make(flow_kind::transaction_commit, e)); return;
+      case element_kind::transaction_failure: out(make(flow_kind::transaction_failure, e)); return;
+      default: return;  // Commit, Cancel: resolved by stage 2 (D9.5.1 never sees them)
+    }
+  }
+
+  // What is held back for a Mispredict that may follow goes out.
+  template <class Out>
+  constexpr void flush(Out& out) noexcept {
+    if (q_pending_) {
+      q_pending_ = false;
+      out(q_);
+    }
+    if (!pending_) return;
+    pending_ = false;
+    out(held_);
+    if (held_.last_subtype == arm::instruction_subtype::eret && held_.taken) {
+      flow_element r{};
+      r.kind = flow_kind::exception_return;
+      r.offset = held_.offset;
+      out(r);
+    }
+  }
+
+ private:
+  enum class sync : std::uint8_t { none, address, context, full };  // D9.5 sync states
+
+  static constexpr flow_element make(flow_kind k, const element& e) noexcept {
+    flow_element f{};
+    f.kind = k;
+    f.offset = e.offset;
+    return f;
+  }
+
+  constexpr std::uint64_t mask(std::uint64_t a) const noexcept {
+    return ctx_.sf ? a : a & 0xffffffffu;
+  }
+  constexpr arm::instruction_set set_for(isa sub) const noexcept {
+    return ctx_.sf ? arm::instruction_set::a64
+                   : sub == isa::is1 ? arm::instruction_set::t32 : arm::instruction_set::a32;
+  }
+  constexpr std::uint8_t space() const noexcept {
+    return memory_space::of(ctx_.el, ctx_.ns, ctx_.nse);
+  }
+  constexpr bool is_p0(const arm::instruction_info& i) const noexcept {
+    return i.type != arm::instruction_type::other &&
+           (i.type != arm::instruction_type::wfx || cfg().wfxmode);
+  }
+
+  // D9.5.8
+  constexpr void target(const element& e) noexcept {
+    set_ = set_for(e.sub_isa);
+    addr_ = mask(e.address);
+    awaiting_target_ = false;
+    if (sync_ == sync::none) sync_ = sync::address;
+    else if (sync_ == sync::context) sync_ = sync::full;
+  }
+
+  // D9.5.5
+  template <class Out>
+  constexpr void context_element(const element& e, Out& out) noexcept {
+    const bool was_sf = ctx_.sf;
+    ctx_ = e.ctx;
+    if (was_sf != ctx_.sf) set_ = ctx_.sf ? arm::instruction_set::a64 : arm::instruction_set::a32;
+    if (sync_ == sync::none) sync_ = sync::context;
+    else if (sync_ == sync::address) sync_ = sync::full;
+    q_ = make(flow_kind::context, e);
+    q_.ctx = ctx_;
+    q_.isa = set_;
+    q_pending_ = true;  // its instruction set may come with the address that follows
+    (void)out;
+  }
+
+  // D9.5.18.2: an indirect P0 instruction traced E, and no Target Address before the next P0
+  // element: the return stack's top entry is its target (D9.5.3 R_WGHSB).
+  constexpr void check_return_stack() noexcept {
+    if (!awaiting_target_) return;
+    awaiting_target_ = false;
+    if (!cfg().rs || rs_size_ == 0) return;
+    const detail::return_stack_entry& top = rs_[(rs_top_ + flow_return_stack_depth - 1) % flow_return_stack_depth];
+    rs_top_ = (rs_top_ + flow_return_stack_depth - 1) % flow_return_stack_depth;
+    --rs_size_;
+    addr_ = top.address;
+    set_ = top.set;
+    sync_ = sync::full;
+  }
+  // D9.5.3.1: the oldest entry goes when the stack is full (R_HYMQH).
+  constexpr void push_return(std::uint64_t address, arm::instruction_set s) noexcept {
+    rs_[rs_top_] = {address, s};
+    rs_top_ = (rs_top_ + 1) % flow_return_stack_depth;
+    if (rs_size_ < flow_return_stack_depth) ++rs_size_;
+  }
+
+  // The block that starts at addr_ (cached, or walked now).
+  TRACECODEC_HOT constexpr const detail::flow_block& block_at(std::uint64_t start,
+                                                            std::uint8_t spc) noexcept {
+    const std::size_t slot =
+        static_cast<std::size_t>((start >> 1) ^ (start >> 13) ^ (start >> 29)) & (CacheBlocks - 1);
+    detail::flow_block& b = cache_[slot];
+    if (b.start == start && b.set == static_cast<std::uint8_t>(set_) && b.space == spc) return b;
+    build(b, start, spc);
+    return b;
+  }
+
+  TRACECODEC_OUT_OF_LINE constexpr void build(detail::flow_block& b, std::uint64_t start,
+                                              std::uint8_t spc) noexcept {
+    b = detail::flow_block{};
+    b.start = start;
+    b.space = spc;
+    b.set = static_cast<std::uint8_t>(set_);
+    std::uint64_t at = start;
+    std::uint32_t it = 0;  // T32: instructions left in the IT block
+    while (b.count < flow_block_limit) {
+      arm::instruction_info i{};
+      if (!fetch(at, spc, i)) {
+        b.end = detail::flow_block::end_kind::not_accessible;
+        return;
+      }
+      const bool in_it = it != 0;
+      if (it) --it;
+      if (i.it_block) it = it_length(i.it_block);
+      ++b.count;
+      b.bytes += i.size;
+      if (is_p0(i)) {
+        b.end = detail::flow_block::end_kind::p0;
+        b.type = i.type;
+        b.subtype = i.subtype;
+        b.size = i.size;
+        b.conditional = i.conditional || in_it;
+        b.link = i.link;
+        b.next_set = i.next_set;
+        b.target = branch_target(at, i);
+        return;
+      }
+      at = mask(at + i.size);
+    }
+    b.end = detail::flow_block::end_kind::limit;
+  }
+
+  static constexpr std::uint32_t it_length(std::uint8_t firstcond_mask) noexcept {
+    const unsigned m = firstcond_mask & 0xfu;  // the lowest set bit ends the mask (A8.8.55)
+    return m & 1u ? 4 : m & 2u ? 3 : m & 4u ? 2 : m & 8u ? 1 : 0;
+  }
+
+  constexpr std::uint64_t branch_target(std::uint64_t at, const arm::instruction_info& i) const noexcept {
+    if (set_ == arm::instruction_set::t32 && i.next_set == arm::instruction_set::a32)
+      return mask((at & ~std::uint64_t{3}) + static_cast<std::uint64_t>(i.branch_offset));  // BLX imm
+    std::uint64_t t = mask(at + static_cast<std::uint64_t>(i.branch_offset));
+    if (i.next_set == arm::instruction_set::t32) t &= ~std::uint64_t{1};
+    return t;
+  }
+
+  // Classifies the instruction at `at` in the current set; false if memory is not there.
+  constexpr bool fetch(std::uint64_t at, std::uint8_t spc, arm::instruction_info& i) noexcept {
+    program_image::view v = image_->find(at, spc);
+    if (set_ == arm::instruction_set::t32) {
+      if (v.size < 2) return false;
+      const std::uint16_t first = static_cast<std::uint16_t>(v.data[0] | (v.data[1] << 8));
+      std::uint16_t second = 0;
+      const bool wide = (first >> 11) >= 0x1d;  // 0b11101, 0b11110, 0b11111: 32-bit (A6.1)
+      if (wide) {
+        if (v.size >= 4) {
+          second = static_cast<std::uint16_t>(v.data[2] | (v.data[3] << 8));
+        } else {
+          program_image::view w = image_->find(at + 2, spc);
+          if (w.size < 2) return false;
+          second = static_cast<std::uint16_t>(w.data[0] | (w.data[1] << 8));
+        }
+      }
+      i = classify_.t32(first, second);
+      return true;
+    }
+    if (v.size < 4) return false;  // a word split across regions is not supported
+    const std::uint32_t w = static_cast<std::uint32_t>(v.data[0]) |
+                            (static_cast<std::uint32_t>(v.data[1]) << 8) |
+                            (static_cast<std::uint32_t>(v.data[2]) << 16) |
+                            (static_cast<std::uint32_t>(v.data[3]) << 24);
+    i = set_ == arm::instruction_set::a64 ? classify_.a64(w) : classify_.a32(w);
+    return true;
+  }
+
+  template <class Out>
+  constexpr void not_accessible(std::uint64_t at, std::uint64_t offset, Out& out) noexcept {
+    flow_element f{};
+    f.kind = flow_kind::address_not_accessible;
+    f.offset = offset;
+    f.address = at;
+    f.space = space();
+    out(f);
+    sync_ = sync::context;  // wait for the next address (D9.5.4.1)
+    awaiting_target_ = false;
+  }
+
+  template <class Out>
+  constexpr void walk_limit(std::uint64_t offset, Out& out) noexcept {
+    flow_element f{};
+    f.kind = flow_kind::no_sync;
+    f.offset = offset;
+    f.reason = sync_reason::walk_limit;
+    out(f);
+    sync_ = sync::context;
+    awaiting_target_ = false;
+  }
+
+  // D9.5.4: each atom of an atom element (a run, or a single atom).
+  template <class Out>
+  TRACECODEC_HOT constexpr void atoms(const element& e, Out& out) noexcept {
+    const unsigned n = atom_count(e);
+    for (unsigned k = 0; k < n; ++k) {
+      if (pending_) flush(out);
+      check_return_stack();
+      if (sync_ == sync::address) sync_ = sync::none;
+      if (sync_ != sync::full) continue;
+      atom(atom_taken(e, k), e.offset, out);
+    }
+  }
+
+  template <class Out>
+  TRACECODEC_HOT constexpr void atom(bool taken, std::uint64_t offset, Out& out) noexcept {
+    const std::uint8_t spc = space();
+    std::uint64_t start = addr_, at = addr_;
+    std::uint32_t count = 0;
+    const detail::flow_block* b = &block_at(at, spc);
+    while (b->end != detail::flow_block::end_kind::p0) {
+      count += b->count;
+      at = mask(at + b->bytes);
+      if (b->end == detail::flow_block::end_kind::not_accessible || count >= flow_walk_limit) {
+        if (count) emit_partial(start, at, count, offset, out);
+        if (b->end == detail::flow_block::end_kind::not_accessible)
+          not_accessible(at, offset, out);
+        else
+          walk_limit(offset, out);
+        return;
+      }
+      b = &block_at(at, spc);
+    }
+    count += b->count;
+    const std::uint64_t p0 = mask(at + b->bytes - b->size);
+    held_.kind = flow_kind::instruction_range;
+    held_.offset = offset;
+    held_.address = start;
+    held_.end = mask(at + b->bytes);
+    held_.count = count;
+    held_.isa = set_;
+    held_.last_type = b->type;
+    held_.last_subtype = b->subtype;
+    held_.last_size = b->size;
+    held_.conditional = b->conditional;
+    held_.taken = taken;
+    pending_ = true;
+    branch_at_ = p0;
+    branch_set_ = set_;
+    branch_target_ = b->target;
+    branch_next_set_ = b->next_set;
+    if (taken && b->link && b->type != arm::instruction_type::other)  // D9.5.3 R_HYMQH
+      push_return(held_.end, set_);
+    follow(taken);
+  }
+
+  // The state after the held P0 instruction, taken or not (D9.5.18.3 UpdateBranchState).
+  constexpr void follow(bool taken) noexcept {
+    sync_ = sync::full;
+    awaiting_target_ = false;
+    set_ = branch_set_;
+    if (!taken) {
+      addr_ = held_.end;
+      return;
+    }
+    switch (held_.last_type) {
+      case arm::instruction_type::branch:
+        addr_ = branch_target_;
+        set_ = branch_next_set_;
+        return;
+      case arm::instruction_type::indirect_branch:
+        sync_ = sync::context;  // waiting for a Target Address or a return stack match
+        awaiting_target_ = true;
+        return;
+      default: addr_ = held_.end; return;  // ISB, WFx, TSTART
+    }
+  }
+
+  // D9.5.11: the most recent atom had the other status.
+  constexpr void mispredict() noexcept {
+    if (!pending_ || held_.kind != flow_kind::instruction_range) return;
+    held_.taken = !held_.taken;
+    follow(held_.taken);
+  }
+
+  template <class Out>
+  constexpr void emit_partial(std::uint64_t start, std::uint64_t end, std::uint32_t count,
+                              std::uint64_t offset, Out& out) noexcept {
+    flow_element f{};
+    f.kind = flow_kind::instruction_range;
+    f.offset = offset;
+    f.address = start;
+    f.end = end;
+    f.count = count;
+    f.isa = set_;
+    f.taken = false;
+    out(f);
+  }
+
+  // Walks one instruction at a time from addr_ while `more(address)` holds; P0 instructions
+  // on the way count as not taken (D9.5.6.1, D9.5.7.1). Emits one range. Returns false if the
+  // walk could not finish (memory not accessible, or the walk limit).
+  template <class More, class Out>
+  constexpr bool walk(More more, bool last_taken, std::uint64_t offset, Out& out) noexcept {
+    const std::uint8_t spc = space();
+    const std::uint64_t start = addr_;
+    std::uint64_t at = addr_;
+    std::uint32_t count = 0, it = 0;
+    arm::instruction_info last{};
+    std::uint64_t last_at = at;
+    bool last_in_it = false;
+    while (more(at)) {
+      if (count >= flow_walk_limit) {
+        if (count) emit_partial(start, at, count, offset, out);
+        walk_limit(offset, out);
+        return false;
+      }
+      arm::instruction_info i{};
+      if (!fetch(at, spc, i)) {
+        if (count) emit_partial(start, at, count, offset, out);
+        not_accessible(at, offset, out);
+        return false;
+      }
+      last_in_it = it != 0;
+      if (it) --it;
+      if (i.it_block) it = it_length(i.it_block);
+      if (is_p0(i) && i.link && cfg().rs && last_taken && !more(mask(at + i.size)))
+        push_return(mask(at + i.size), set_);
+      last = i;
+      last_at = at;
+      ++count;
+      at = mask(at + i.size);
+    }
+    if (count) {
+      flow_element f{};
+      f.kind = flow_kind::instruction_range;
+      f.offset = offset;
+      f.address = start;
+      f.end = at;
+      f.count = count;
+      f.isa = set_;
+      f.last_type = is_p0(last) ? last.type : arm::instruction_type::other;
+      f.last_subtype = is_p0(last) ? last.subtype : arm::instruction_subtype::none;
+      f.last_size = last.size;
+      f.conditional = is_p0(last) && (last.conditional || last_in_it);
+      f.taken = true;
+      out(f);
+    }
+    addr_ = at;
+    last_ = last;
+    last_at_ = last_at;
+    return true;
+  }
+
+  // D9.5.6
+  template <class Out>
+  constexpr void exception(const element& e, Out& out) noexcept {
+    check_return_stack();
+    if (!e.is(element_flag::unknown_address)) {
+      const std::uint64_t per = mask(e.address);
+      if (sync_ == sync::full) {
+        if (addr_ < per) walk([per](std::uint64_t a) { return a < per; }, false, e.offset, out);
+        addr_ = per;
+      } else if (sync_ == sync::context) {
+        // Waiting for an address (an indirect branch's target): the preferred return address
+        // is where execution was.
+        addr_ = per;
+        sync_ = sync::full;
+        awaiting_target_ = false;
+      }
+    }
+    flow_element f = make(flow_kind::exception, e);
+    f.address = mask(e.address);
+    f.number = e.exception_type;
+    if (e.is(element_flag::unknown_address)) f.flags = flow_flag::unknown_address;
+    out(f);
+  }
+
+  // D9.5.7: instructions up to and including the one at the source address; it was taken.
+  template <class Out>
+  constexpr void source(const element& e, Out& out) noexcept {
+    check_return_stack();
+    if (sync_ == sync::address) sync_ = sync::none;
+    if (sync_ != sync::full) return;
+    const std::uint64_t src = mask(e.address);
+    if (!walk([src](std::uint64_t a) { return a <= src; }, true, e.offset, out)) return;
+    // The last instruction was taken (D9.5.7 R_YJHMV).
+    held_ = flow_element{};
+    held_.last_type = is_p0(last_) ? last_.type : arm::instruction_type::other;
+    branch_at_ = last_at_;
+    branch_set_ = set_;
+    branch_target_ = branch_target(last_at_, last_);
+    branch_next_set_ = last_.next_set;
+    held_.end = addr_;
+    follow(true);
+  }
+
+  // D9.5.15: a Q element counts instructions but does not say which P0 instructions were
+  // taken. When the count ends at the first P0 instruction, the path is the straight line and
+  // the Q gives an instruction range, taken at its end. Otherwise (a P0 instruction before the
+  // end, or none at all: execution left the line somewhere) it gives a range without path,
+  // which ends where the Target Address after it says.
+  template <class Out>
+  constexpr void q(const element& e, Out& out) noexcept {
+    check_return_stack();
+    if (sync_ == sync::address) sync_ = sync::none;
+    if (sync_ != sync::full) return;
+    const bool known = !e.is(element_flag::count_unknown);
+    if (known && e.count != 0 && e.count <= flow_walk_limit && q_walk(e, out)) {
+      sync_ = sync::context;  // the next Target Address says where execution went
+      awaiting_target_ = false;
+      return;
+    }
+    q_ = make(flow_kind::range_without_path, e);
+    q_.address = addr_;
+    q_.isa = set_;
+    q_.count = known ? e.count : 0;
+    if (!known) q_.flags = flow_flag::count_unknown;
+    q_pending_ = true;
+    sync_ = sync::context;
+    awaiting_target_ = false;
+  }
+
+  // The straight-line walk of a Q element's count; false unless its last instruction is the
+  // first P0 instruction (and the memory is there).
+  template <class Out>
+  constexpr bool q_walk(const element& e, Out& out) noexcept {
+    const std::uint8_t spc = space();
+    std::uint64_t at = addr_;
+    std::uint32_t it = 0;
+    arm::instruction_info i{};
+    bool in_it = false;
+    for (std::uint32_t n = 0; n < e.count; ++n) {
+      if (!fetch(at, spc, i)) return false;
+      in_it = it != 0;
+      if (it) --it;
+      if (i.it_block) it = it_length(i.it_block);
+      if (is_p0(i) != (n + 1 == e.count)) return false;
+      at = mask(at + i.size);
+    }
+    flow_element f = make(flow_kind::instruction_range, e);
+    f.address = addr_;
+    f.end = at;
+    f.count = e.count;
+    f.isa = set_;
+    f.last_size = i.size;
+    f.taken = true;
+    f.last_type = i.type;
+    f.last_subtype = i.subtype;
+    f.conditional = i.conditional || in_it;
+    if (i.link) push_return(at, set_);
+    out(f);
+    addr_ = at;
+    return true;
+  }
+
+  [[no_unique_address]] Config cfg_{};
+  program_image* image_;
+  arm::classifier classify_;
+  sync sync_ = sync::none;
+  bool awaiting_target_ = false;
+  bool pending_ = false;    // held_ is an instruction range not yet passed on
+  bool q_pending_ = false;  // q_ (a range without path or a context) not yet passed on
+  bool started_ = false;
+  sync_reason announce_ = sync_reason::start;
+  arm::instruction_set set_ = arm::instruction_set::a64;
+  std::uint64_t addr_ = 0;
+  context ctx_{};
+  flow_element held_{};
+  flow_element q_{};
+  // The held range's P0 instruction, for a Mispredict (D9.5.18.4 ProcessBranchInstruction).
+  std::uint64_t branch_at_ = 0, branch_target_ = 0;
+  arm::instruction_set branch_set_ = arm::instruction_set::a64;
+  arm::instruction_set branch_next_set_ = arm::instruction_set::a64;
+  arm::instruction_info last_{};  // the last instruction of the last walk()
+  std::uint64_t last_at_ = 0;
+  detail::return_stack_entry rs_[flow_return_stack_depth]{};
+  unsigned rs_top_ = 0, rs_size_ = 0;
+  detail::flow_block cache_[CacheBlocks]{};
+};
+
+}  // namespace tracecodec::ete

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+// Bytes -> program flow: the element reader (packets, stage 1, stage 2) and the analysis stage
+// (D9.5) in one object. Zero allocation; streaming (chunks split anywhere).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../element/reader.hpp"
+#include "analyzer.hpp"
+
+namespace tracecodec::ete {
+
+template <class Config = runtime_config, std::size_t CacheBlocks = 4096,
+          std::size_t Capacity = default_resolution_capacity<Config>()>
+class flow_decoder {
+ public:
+  template <class C = Config, class = std::enable_if_t<C::is_fixed>>
+  constexpr explicit flow_decoder(program_image& image, const flow_options& o = {}) noexcept
+      : flow_(image, o) {
+    reader_.atom_runs(true);
+    reader_.pass_discards(true);
+  }
+  constexpr flow_decoder(const registers& r, program_image& image,
+                         const flow_options& o = {}) noexcept
+      : reader_(r), flow_(r, image, o) {
+    reader_.atom_runs(true);
+    reader_.pass_discards(true);
+  }
+
+  // As element_reader::status(): ok, invalid_config or unsupported_config.
+  constexpr error_code status() const noexcept { return reader_.status(); }
+  constexpr const element_reader<Config, Capacity>& elements() const noexcept { return reader_; }
+
+  // Decodes a whole buffer as one session: on_flow(const flow_element&) receives the flow
+  // elements, the last an end_of_trace; on_error(const diagnostic&) the decoding errors.
+  template <class OnFlow, class OnError>
+  constexpr void decode(const std::uint8_t* data, std::size_t size, OnFlow&& on_flow,
+                        OnError&& on_error) noexcept {
+    decode_part(data, size, on_flow, on_error);
+    decode_end(on_flow, on_error);
+  }
+
+  // Streaming form: the session continues across calls until decode_end().
+  template <class OnFlow, class OnError>
+  constexpr void decode_part(const std::uint8_t* data, std::size_t size, OnFlow&& on_flow,
+                             OnError&& on_error) noexcept {
+    if (size == 0) return;
+    flow_.begin(consumed_, on_flow);
+    consumed_ += size;
+    reader_.decode_part(data, size, element_sink(on_flow), error_sink(on_flow, on_error));
+  }
+  template <class OnFlow, class OnError>
+  constexpr void decode_end(OnFlow&& on_flow, OnError&& on_error) noexcept {
+    flow_.begin(consumed_, on_flow);
+    reader_.decode_end(element_sink(on_flow), error_sink(on_flow, on_error));
+    flow_.end(reader_.last_packet_offset(), on_flow);
+  }
+
+  // A new session (another buffer): every layer back to its start; the block cache stays.
+  constexpr void reset() noexcept {
+    reader_.reset();
+    flow_.reset(sync_reason::new_session);
+    consumed_ = 0;
+  }
+  // Forgets the cached blocks (the image's contents changed).
+  constexpr void invalidate() noexcept { flow_.invalidate(); }
+
+ private:
+  template <class OnFlow>
+  constexpr auto element_sink(OnFlow& on_flow) noexcept {
+    return [this, &on_flow](const element& e) TRACECODEC_HOT_LAMBDA { flow_.process(e, on_flow); };
+  }
+  template <class OnFlow, class OnError>
+  constexpr auto error_sink(OnFlow& on_flow, OnError& on_error) noexcept {
+    return [this, &on_flow, &on_error](const diagnostic& d) {
+      on_error(d);
+      if (d.code != error_code::unsynchronized && d.code != error_code::resolution_overflow)
+        flow_.lost_sync(d.offset, on_flow);
+    };
+  }
+
+  element_reader<Config, Capacity> reader_{};
+  flow_analyzer<Config, CacheBlocks> flow_;
+  std::uint64_t consumed_ = 0;
+};
+
+}  // namespace tracecodec::ete
