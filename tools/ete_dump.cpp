@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// ete-dump: prints the packets of raw Arm ETE trace, as text or JSON Lines.
+// ete-dump: prints the packets of raw Arm ETE trace, as text or JSON Lines; or its resolved
+// elements (--elements); or the program flow (--flow) reconstructed with a memory image.
 //
 //   ete-dump --snapshot DIR [--json]         every buffer of an OpenCSD-format snapshot
 //   ete-dump FILE --trcidr0 X --trcidr2 X --trcidr8 X --trcdevarch X --trcconfigr X
@@ -30,6 +31,9 @@
 #include <tracecodec/ete/packet/encoder.hpp>
 #include <tracecodec/ete/error.hpp>
 #include <tracecodec/ete/element/reader.hpp>
+#include <tracecodec/ete/flow/decoder.hpp>
+#include <tracecodec/host/elf.hpp>
+#include <tracecodec/host/ete/flow_format.hpp>
 #include <tracecodec/host/ete/format.hpp>
 #include <tracecodec/ete/packet/packet.hpp>
 #include <tracecodec/host/ete/snapshot.hpp>
@@ -59,6 +63,16 @@ const char* const usage_text =
     "  --elements       print the resolved element stream (speculation and transactions\n"
     "                   resolved, D9.3/D9.4) instead of packets\n"
     "  --atom-runs      with --elements: one Atom element per atom packet (\"taken\": \"EEN\")\n"
+    "  --flow           print the program flow (D9.5): instruction ranges, exceptions, context,\n"
+    "                   ... reconstructed from the trace and a memory image (a snapshot's\n"
+    "                   [dumpN] sections, or --memory/--elf)\n"
+    "  --opencsd        with --flow: OpenCSD 1.8.0's trc_pkt_lister -decode element lines\n"
+    "  --memory FILE@ADDR  with --flow: FILE's bytes at address ADDR (repeatable)\n"
+    "  --elf FILE[@ADDR]   with --flow: an ELF file's PT_LOAD segments at their link\n"
+    "                   addresses, or with the lowest at ADDR (repeatable)\n"
+    "  --arch VERSION   with --flow: the architecture whose encodings exist: v8.0 ... v8.9,\n"
+    "                   v9.0 ... v9.6, newest (default: a snapshot's core type, else newest)\n"
+    "  --trctraceidr X  with --flow --opencsd on a FILE: the trace ID printed (ID:)\n"
     "  --help           this text\n"
     "\n"
     "Input is decoded in 64 KiB chunks as it is read: an endless FILE decodes until it ends.\n"
@@ -80,6 +94,132 @@ std::string describe(const ete::registers& r) {
 
 bool g_elements = false;  // --elements: print the resolved element stream instead of packets
 bool g_atom_runs = false; // --atom-runs: atom runs instead of one element per atom
+bool g_flow = false;      // --flow: program flow
+bool g_opencsd = false;   // --opencsd: OpenCSD's element lines
+
+// What --flow decodes with: the program image and how to print.
+struct flow_setup {
+  ete::program_image image;
+  ete::flow_options options;
+  unsigned trace_id = 0;
+};
+flow_setup g_flow_setup;
+bool g_arch_given = false;
+
+// --memory FILE@ADDR and --elf FILE[@ADDR]: the raw-file program image, owned here.
+struct memory_option {
+  std::string file;
+  std::uint64_t address = 0;
+  bool has_address = false;
+  bool elf = false;
+};
+std::vector<memory_option> g_memory;
+std::vector<std::vector<std::uint8_t>> g_memory_bytes;
+std::vector<tracecodec::elf::loaded> g_elves;
+std::vector<ete::memory_region> g_regions;
+
+// "FILE@ADDR" -> file and address (the last '@' splits: a file name may hold one).
+bool parse_memory(std::string_view v, bool elf, memory_option& out) {
+  const std::size_t at = v.rfind('@');
+  out.elf = elf;
+  out.file = std::string(v.substr(0, at));
+  if (at == std::string_view::npos) return elf && !out.file.empty();
+  const std::string a(v.substr(at + 1));
+  char* end = nullptr;
+  errno = 0;
+  out.address = std::strtoull(a.c_str(), &end, 0);
+  out.has_address = true;
+  return !out.file.empty() && !a.empty() && *end == '\0' && errno == 0 && a[0] != '-';
+}
+
+// Reads every --memory and --elf file; "" or why not.
+std::string load_memory() {
+  for (const memory_option& m : g_memory) {
+    if (m.elf) {
+      tracecodec::elf::load_options o;
+      if (m.has_address) o.load_address = m.address;
+      tracecodec::elf::loaded e = tracecodec::elf::load(m.file, o);
+      if (!e.error.empty()) return m.file + ": " + e.error;
+      g_elves.push_back(std::move(e));
+      continue;
+    }
+    std::vector<std::uint8_t> bytes;
+    const std::string why = ete::snapshot::read_bytes(m.file, bytes);
+    if (!why.empty()) return "cannot read " + m.file + ": " + why;
+    g_memory_bytes.push_back(std::move(bytes));
+  }
+  std::size_t raw = 0, elf = 0;
+  for (const memory_option& m : g_memory) {
+    if (m.elf) {
+      for (const ete::memory_region& r : g_elves[elf].regions) g_regions.push_back(r);
+      ++elf;
+    } else {
+      const std::vector<std::uint8_t>& b = g_memory_bytes[raw++];
+      g_regions.push_back({m.address, b.data(), b.size(), ete::memory_space::any});
+    }
+  }
+  g_flow_setup.image = ete::program_image(g_regions.data(), g_regions.size());
+  return {};
+}
+
+// --arch: "v8.0" ... "v9.6", "v7", "newest".
+bool parse_arch(std::string_view v, tracecodec::arm::arch_version& out) {
+  using tracecodec::arm::arch_version;
+  struct name {
+    const char* text;
+    arch_version arch;
+  };
+  static constexpr name names[] = {
+      {"v7", arch_version::v7},     {"v8.0", arch_version::v8_0}, {"v8.1", arch_version::v8_1},
+      {"v8.2", arch_version::v8_2}, {"v8.3", arch_version::v8_3}, {"v8.4", arch_version::v8_4},
+      {"v8.5", arch_version::v8_5}, {"v8.6", arch_version::v8_6}, {"v8.7", arch_version::v8_7},
+      {"v8.8", arch_version::v8_8}, {"v8.9", arch_version::v8_9}, {"v9.0", arch_version::v9_0},
+      {"v9.1", arch_version::v9_1}, {"v9.2", arch_version::v9_2}, {"v9.3", arch_version::v9_3},
+      {"v9.4", arch_version::v9_4}, {"v9.5", arch_version::v9_5}, {"v9.6", arch_version::v9_6},
+      {"newest", arch_version::newest}};
+  for (const name& n : names)
+    if (v == n.text) {
+      out = n.arch;
+      return true;
+    }
+  return false;
+}
+
+// Prints flow elements; OpenCSD prints the events of one Event packet as one element.
+class flow_printer {
+ public:
+  flow_printer(std::size_t session, bool json, const ete::config& c, unsigned trace_id)
+      : session_(session), json_(json), style_(ete::opencsd_style::of(c, trace_id)) {}
+  ~flow_printer() { flush(); }
+  void operator()(const ete::flow_element& f) {
+    if (g_opencsd && f.kind == ete::flow_kind::event) {
+      if (event_bits_ != 0 && f.offset != event_.offset) flush();
+      if (event_bits_ == 0) event_ = f;
+      event_bits_ |= 1u << f.number;
+      return;
+    }
+    flush();
+    put(f, 0);
+  }
+  void flush() {
+    if (event_bits_ == 0) return;
+    put(event_, event_bits_);
+    event_bits_ = 0;
+  }
+
+ private:
+  void put(const ete::flow_element& f, unsigned bits) {
+    if (g_opencsd)
+      put_line(ete::format_opencsd(f, style_, bits));
+    else
+      put_line(json_ ? ete::format_json(f, session_) : ete::format_text(f));
+  }
+  std::size_t session_;
+  bool json_;
+  ete::opencsd_style style_;
+  ete::flow_element event_{};
+  unsigned event_bits_ = 0;
+};
 
 // Output lines for a packet, an element or a diagnostic of session `session`.
 void print_packet(const ete::packet& p, std::size_t session, const std::uint8_t* bytes, bool json) {
@@ -139,7 +279,15 @@ class session_reader {
   result run(std::FILE* f) {
     std::unique_ptr<ete::decoder<ete::runtime_config>> dec;
     std::unique_ptr<ete::element_reader<ete::runtime_config>> reader;
-    if (g_elements) {  // packets -> elements (D9.2) -> speculation resolved (D9.3, D9.4)
+    std::unique_ptr<ete::flow_decoder<ete::runtime_config>> flow;
+    std::unique_ptr<flow_printer> printer;
+    if (g_flow) {  // ... and the analysis stage (D9.5) with the program image
+      flow = std::make_unique<ete::flow_decoder<ete::runtime_config>>(regs_, g_flow_setup.image,
+                                                                       g_flow_setup.options);
+      if (session_ != 0) flow->reset();  // OpenCSD: the decoder restarts for each buffer
+      printer = std::make_unique<flow_printer>(session_, json_, ete::config::from(regs_),
+                                               g_flow_setup.trace_id);
+    } else if (g_elements) {  // packets -> elements (D9.2) -> speculation resolved (D9.3, D9.4)
       reader = std::make_unique<ete::element_reader<ete::runtime_config>>(regs_);
       reader->atom_runs(g_atom_runs);
     } else {
@@ -149,10 +297,16 @@ class session_reader {
     auto on_element = [&](const ete::element& e) {
       put_line(json_ ? ete::format_json(e, session_) : ete::format_text(e));
     };
-    auto on_error = [&](const ete::diagnostic& d) { print_diagnostic(d, session_, json_); };
+    auto on_error = [&](const ete::diagnostic& d) {
+      if (printer) printer->flush();
+      if (!g_opencsd) print_diagnostic(d, session_, json_);
+    };
+    auto on_flow = [&](const ete::flow_element& e) { (*printer)(e); };
 
     while (chunk_ != 0) {
-      if (reader)
+      if (flow)
+        flow->decode_part(window_.data() + tail_, chunk_, on_flow, on_error);
+      else if (reader)
         reader->decode_part(window_.data() + tail_, chunk_, on_element, on_error);
       else
         dec->decode_part(window_.data() + tail_, chunk_, on_packet, on_error);
@@ -161,7 +315,11 @@ class session_reader {
       if (output_failed()) return result::write_error;
       if (!read_chunk(f)) return result::read_error;
     }
-    if (reader) {
+    if (flow) {
+      flow->decode_end(on_flow, on_error);
+      printer->flush();
+      stats_ = flow->elements().packets().stats();
+    } else if (reader) {
       reader->decode_end(on_element, on_error);
       stats_ = reader->packets().stats();
       if (!json_ && reader->resolution().unresolved())
@@ -241,7 +399,7 @@ int stream_session(const std::string& path, const char* what, const std::string&
   session_reader r(regs, session, json);
   session_reader::result res = session_reader::result::read_error;
   if (r.read_first(f)) {  // EISDIR for a directory
-    if (!json) put_line(header);
+    if (!json && !header.empty()) put_line(header);
     res = r.run(f);
   }
   std::fclose(f);
@@ -251,7 +409,7 @@ int stream_session(const std::string& path, const char* what, const std::string&
     return exit_io;
   }
   if (res == session_reader::result::write_error) return exit_io;  // finish_output says so
-  if (!json) print_summary(session, r.stats());
+  if (!json && !g_opencsd) print_summary(session, r.stats());
   return exit_ok;
 }
 
@@ -262,10 +420,11 @@ int stream_session(const std::string& path, const char* what, const std::string&
 // rather than reported as the session's only diagnostic.
 std::string config_error(const ete::registers& regs) {
   using reader = ete::element_reader<ete::runtime_config>;
-  const ete::error_code valid = g_elements ? reader::status_for(regs) : ete::validate(regs);
+  const ete::error_code valid =
+      g_elements || g_flow ? reader::status_for(regs) : ete::validate(regs);
   if (valid == ete::error_code::unsupported_config)
     return "TRCIDR8.MAXSPEC " + std::to_string(ete::config::from(regs).maxspec) +
-           " is more than --elements resolves (at most " + std::to_string(reader::max_maxspec) +
+           " is more than --elements and --flow resolve (at most " + std::to_string(reader::max_maxspec) +
            "; packets decode for every MAXSPEC)";
   return valid != ete::error_code::ok ? ete::error_message(valid) : std::string();
 }
@@ -274,10 +433,17 @@ std::string config_error(const ete::registers& regs) {
 int run_snapshot(const std::string& dir, bool json) {
   ete::snapshot::load_options opt;
   opt.read_data = false;  // each buffer is streamed from its file
+  opt.read_memory = g_flow;
   const ete::snapshot::loaded snap = ete::snapshot::load(dir, opt);
   if (!snap.error.empty()) {
     std::fprintf(stderr, "ete-dump: %s\n", snap.error.c_str());
     return exit_io;
+  }
+  if (g_flow) {
+    if (!snap.memory_error.empty())  // decode anyway: every access is then "not accessible"
+      std::fprintf(stderr, "ete-dump: warning: no memory image: %s\n", snap.memory_error.c_str());
+    g_flow_setup.image = ete::program_image(snap.regions.data(), snap.regions.size());
+    if (!g_arch_given) g_flow_setup.options.arch = snap.arch;
   }
   int status = exit_ok;
   for (std::size_t i = 0; i < snap.buffers.size(); ++i) {
@@ -288,9 +454,13 @@ int run_snapshot(const std::string& dir, bool json) {
                    b.source.c_str(), invalid.c_str());
       status = exit_usage;  // the decoder reports it too, as the session's only diagnostic
     }
-    const std::string header = "# session " + std::to_string(i) + ": " + b.name + " (" + b.file +
-                               ") from " + b.source + ", " + size_text(b.path) + ", " +
-                               describe(b.regs);
+    std::string header = "# session " + std::to_string(i) + ": " + b.name + " (" + b.file +
+                         ") from " + b.source + ", " + size_text(b.path) + ", " + describe(b.regs);
+    if (g_opencsd) {
+      header = "####### Multi Session decode: Buffer " + std::to_string(i + 1) + " of " +
+               std::to_string(snap.buffers.size()) + "; Source name = " + b.name + ".";
+      g_flow_setup.trace_id = b.trctraceidr;
+    }
     const int s = stream_session(b.path, "trace buffer ", header, b.regs, i, json);
     if (s != exit_ok) return finish_output(s);
   }
@@ -304,7 +474,9 @@ int run_file(const std::string& path, const ete::registers& regs, bool json) {
     std::fprintf(stderr, "ete-dump: %s: %s\n", invalid.c_str(), describe(regs).c_str());
     return exit_usage;
   }
-  const std::string header = "# session 0: " + path + ", " + size_text(path) + ", " + describe(regs);
+  const std::string header =
+      g_opencsd ? std::string()
+                : "# session 0: " + path + ", " + size_text(path) + ", " + describe(regs);
   return finish_output(stream_session(path, "", header, regs, 0, json));
 }
 
@@ -509,6 +681,14 @@ static int run_main(int argc, char** argv) {
       g_atom_runs = true;
       continue;
     }
+    if (arg == "--flow") {
+      g_flow = true;
+      continue;
+    }
+    if (arg == "--opencsd") {
+      g_opencsd = true;
+      continue;
+    }
     if (arg == "--json") {
       json = true;
       continue;
@@ -537,6 +717,29 @@ static int run_main(int argc, char** argv) {
       have_snapshot = true;
       continue;
     }
+    if (name == "--memory" || name == "--elf") {
+      const bool elf = name == "--elf";
+      if (!take_value()) return usage_error("%s needs FILE@ADDR", elf ? "--elf" : "--memory");
+      memory_option m;
+      if (!parse_memory(value, elf, m))
+        return usage_error(elf ? "bad %s value (FILE or FILE@ADDR)" : "bad %s value (FILE@ADDR)",
+                           elf ? "--elf" : "--memory");
+      g_memory.push_back(std::move(m));
+      continue;
+    }
+    if (name == "--arch") {
+      if (!take_value() || !parse_arch(value, g_flow_setup.options.arch))
+        return usage_error("%s needs v7, v8.0 ... v8.9, v9.0 ... v9.6 or newest", "--arch");
+      g_arch_given = true;
+      continue;
+    }
+    if (name == "--trctraceidr") {
+      std::uint32_t v = 0;
+      if (!take_value() || !ete::snapshot::parse_u32(value, v))
+        return usage_error("%s needs a value", "--trctraceidr");
+      g_flow_setup.trace_id = v;
+      continue;
+    }
     bool matched = false;
     for (reg_option& o : regs_opts) {
       if (name != o.name) continue;
@@ -559,17 +762,32 @@ static int run_main(int argc, char** argv) {
 
   if (g_atom_runs && !g_elements)  // packets have no atom runs to choose: say so
     return usage_error("%s only applies with --elements", "--atom-runs");
+  if (g_flow && g_elements) return usage_error("%s and --elements exclude each other", "--flow");
+  if (g_opencsd && !g_flow) return usage_error("%s only applies with --flow", "--opencsd");
+  if (!g_flow && (!g_memory.empty() || g_arch_given))
+    return usage_error("%s only apply with --flow", "--memory, --elf and --arch");
+  if (g_opencsd && json) return usage_error("%s and --json exclude each other", "--opencsd");
   if (have_snapshot) {
     if (have_file || any_reg)
       return usage_error("%s takes no trace file or register options", "--snapshot");
+    if (!g_memory.empty())
+      return usage_error("%s takes its memory from the snapshot, not --memory or --elf", "--snapshot");
     return run_snapshot(snapshot_dir, json);
   }
   if (have_file) {
     for (const reg_option& o : regs_opts)
       if (o.required && !o.seen) return usage_error("decoding a raw file needs %s", o.name);
+    if (g_flow) {
+      const std::string why = load_memory();
+      if (!why.empty()) {
+        std::fprintf(stderr, "ete-dump: %s\n", why.c_str());
+        return exit_io;
+      }
+    }
     return run_file(file, regs, json);
   }
   if (any_reg) return usage_error("%s", "register options need a trace FILE");
+  if (g_flow) return usage_error("%s needs --snapshot DIR or a trace FILE", "--flow");
   return run_demo(json);
 }
 
