@@ -17,17 +17,22 @@ def main():
                              "--benchmark_report_aggregates_only=true"]
     out = subprocess.run([exe, "--benchmark_format=json"] + extra, check=True,
                          capture_output=True, text=True).stdout
-    rows = {}
+    rows, flow = {}, {}
     for b in json.loads(out)["benchmarks"]:
         name = b.get("run_name", b["name"]).replace("/manual_time", "")
         if b.get("aggregate_name") not in (None, "median"):
             continue
         family, corpus = name.split("/", 1)
         rows.setdefault(corpus, {})[family] = b.get("bytes_per_second", 0.0) / 1e6
+        if family.endswith("_flow"):  # instructions and ranges per second, in millions
+            flow.setdefault(corpus, {})[family] = (b.get("bytes_per_second", 0.0) / 1e6,
+                                                   b.get("instructions", 0.0) / 1e6,
+                                                   b.get("ranges", 0.0) / 1e6)
     print("| corpus | ete decode MB/s | OpenCSD MB/s | decode ratio | elements (atom runs) MB/s | ratio "
           "| elements (one per atom) MB/s | ratio | encode MB/s (out) | compress MB/s (out) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for corpus, r in rows.items():
+    packet_rows = {c: r for c, r in rows.items() if "BM_ete_decode" in r or "BM_opencsd_decode" in r}
+    for corpus, r in packet_rows.items():
         o = r.get("BM_opencsd_decode")
         d, e, a = r.get("BM_ete_decode"), r.get("BM_ete_elements"), r.get("BM_ete_atom_elements")
         ratio = lambda x: f"{x / o:.1f}x" if (o and x) else "-"
@@ -40,10 +45,22 @@ def main():
     print("| corpus | encode MB/s (out) | encode, call per packet | encode streamed from memory "
           "| packet-read floor MB/s |")
     print("|---|---|---|---|---|")
-    for corpus, r in rows.items():
+    for corpus, r in packet_rows.items():
         fmt = lambda x: f"{x:.0f}" if x else "-"
         print(f"| {corpus} | {fmt(r.get('BM_ete_encode'))} | {fmt(r.get('BM_ete_encode_each'))} | "
               f"{fmt(r.get('BM_ete_encode_streamed'))} | {fmt(r.get('BM_packet_read'))} |")
+    # Program flow (BM_*_flow over the flow corpora: snapshots with memory images). The ratio
+    # is of bytes/s; BM_ete_flow appears once tracecodec has a flow benchmark.
+    if flow:
+        print()
+        print("| corpus | OpenCSD flow MB/s | M instr/s | M ranges/s | ete flow MB/s | M instr/s "
+              "| M ranges/s | ratio |")
+        print("|---|---|---|---|---|---|---|---|")
+        for corpus, r in flow.items():
+            o, e = r.get("BM_opencsd_flow"), r.get("BM_ete_flow")
+            cells = lambda t: (f"{t[0]:.1f} | {t[1]:.1f} | {t[2]:.2f}" if t else "- | - | -")
+            ratio = f"{e[0] / o[0]:.1f}x" if (o and e and o[0]) else "-"
+            print(f"| {corpus} | {cells(o)} | {cells(e)} | {ratio} |")
 
 if __name__ == "__main__":
     sys.exit(main())

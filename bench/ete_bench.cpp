@@ -11,9 +11,12 @@
 //   BM_ete_encode_streamed/<corpus>  all packets in one call, streamed from memory
 //   BM_ete_compress/<corpus>   resolved elements -> shortest packets (the element compressor)
 //   BM_packet_read/<corpus>    reading the streamed encoder's input packets only: its memory floor
+//   BM_opencsd_flow/<flow corpus>  OpenCSD's full decode (ETE decoder, the snapshot's memory
+//                              image): bytes -> instruction ranges, counted
 // Corpora: a synthetic mixed trace made by the encoder (runs without ../shared), and real
 // snapshots from ../shared/conformance/ete repeated to at least 8 MiB (each repeat starts at
-// the snapshot's own A-Sync, so every repeat decodes exactly like the first).
+// the snapshot's own A-Sync, so every repeat decodes exactly like the first). Flow corpora:
+// snapshots with memory images (flow_corpora()), repeated the same way.
 #include <benchmark/benchmark.h>
 
 #include <tracecodec/ete/element/compressor.hpp>
@@ -22,6 +25,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -52,11 +56,15 @@ std::vector<std::uint8_t> repeat_to(const std::vector<std::uint8_t>& one, std::s
   return v;
 }
 
+std::string conformance_dir() {
+  const char* env = std::getenv("TRACECODEC_CONFORMANCE_DIR");
+  return env ? env : "../shared/conformance/ete";
+}
+
 std::vector<corpus> load_corpora() {
   std::vector<corpus> cs;
   cs.push_back({"synthetic", bench::synthetic_regs, bench::synthetic_trace(corpus_bytes), {}, {}});
-  const char* env = std::getenv("TRACECODEC_CONFORMANCE_DIR");
-  const std::string dir = env ? env : "../shared/conformance/ete";
+  const std::string dir = conformance_dir();
   for (const char* name : {"001-ack_test", "trace_file_cid_vmid", "maxspec0_commopt1", "src_addr", "ts_marker"}) {
     const auto snap = snapshot::load(dir + "/snapshots/" + name);
     if (!snap.error.empty() || snap.buffers.empty()) continue;
@@ -71,6 +79,66 @@ std::vector<corpus> load_corpora() {
               [](const diagnostic&) {});
   }
   return cs;
+}
+
+// A program-flow corpus: a snapshot's first trace buffer (repeated to at least corpus_bytes)
+// with its source's registers and the core's memory image. BM_opencsd_flow runs over these;
+// a tracecodec flow benchmark registers over the same list.
+struct flow_corpus {
+  std::string name;
+  registers regs;
+  std::uint32_t trctraceidr = 0;
+  tracecodec::arm::arch_version arch = tracecodec::arm::arch_version::newest;  // from the snapshot's core type
+  std::vector<std::uint8_t> bytes;
+  snapshot::loaded image;  // owns the memory dumps; image.regions point into them
+  const std::vector<memory_region>& regions() const { return image.regions; }
+};
+
+// The snapshots with memory images whose first buffer OpenCSD 1.3.3 decodes to thousands of
+// instruction ranges (ranges per snapshot buffer: 001-ack_test 22434, trace_file_cid_vmid
+// 6958, src_addr 2702, ete_mem 2008, maxspec0_commopt1 1673).
+constexpr const char* flow_snapshots[] = {"001-ack_test", "trace_file_cid_vmid", "src_addr",
+                                          "ete_mem", "maxspec0_commopt1"};
+
+std::vector<flow_corpus> load_flow_corpora() {
+  std::vector<flow_corpus> fs;
+  const std::string dir = conformance_dir();
+  for (const char* name : flow_snapshots) {
+    snapshot::loaded snap = snapshot::load(dir + "/snapshots/" + name);
+    if (!snap.error.empty() || snap.buffers.empty() || snap.buffers[0].data.empty()) continue;
+    if (!snap.memory_error.empty() || snap.regions.empty()) {
+      std::fprintf(stderr, "ete-bench: flow corpus %s skipped: no memory image (%s)\n", name,
+                   snap.memory_error.c_str());
+      continue;
+    }
+    flow_corpus c;
+    c.name = name;
+    const snapshot::buffer& b = snap.buffers[0];
+    c.regs = b.regs;
+    c.trctraceidr = b.trctraceidr;
+    c.arch = snap.arch;
+    c.bytes = repeat_to(b.data, corpus_bytes);
+#ifdef TRACECODEC_HAVE_OPENCSD
+    // OpenCSD must find the code: a corpus that yields no instruction ranges (every address
+    // inaccessible, say) would measure nothing.
+    const bench::opencsd_flow_result r = bench::opencsd_flow(
+        c.regs, c.trctraceidr, c.arch, snap.regions.data(), snap.regions.size(), b.data.data(), b.data.size());
+    if (!r.ok || r.ranges == 0) {
+      std::fprintf(stderr, "ete-bench: flow corpus %s skipped: OpenCSD decodes %llu instruction ranges "
+                   "(%llu inaccessible), ok=%d\n", name, static_cast<unsigned long long>(r.ranges),
+                   static_cast<unsigned long long>(r.nacc), r.ok ? 1 : 0);
+      continue;
+    }
+#endif
+    c.image = std::move(snap);  // the regions' bytes move with it
+    fs.push_back(std::move(c));
+  }
+  return fs;
+}
+
+const std::vector<flow_corpus>& flow_corpora() {
+  static const std::vector<flow_corpus> fs = load_flow_corpora();
+  return fs;
 }
 
 // Reads every field a consumer would, so the decode work cannot be optimized away.
@@ -106,6 +174,22 @@ void opencsd_decode(benchmark::State& state, const corpus* c) {
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
   state.SetItemsProcessed(static_cast<std::int64_t>(packets));
+}
+#endif
+
+#ifdef TRACECODEC_HAVE_OPENCSD
+void opencsd_flow(benchmark::State& state, const flow_corpus* c) {
+  std::uint64_t ranges = 0, instructions = 0;
+  for (auto _ : state) {
+    const bench::opencsd_flow_result r = bench::opencsd_flow(
+        c->regs, c->trctraceidr, c->arch, c->regions().data(), c->regions().size(), c->bytes.data(), c->bytes.size());
+    if (!r.ok || r.ranges == 0) state.SkipWithError("OpenCSD full decode failed");
+    ranges += r.ranges;
+    instructions += r.instructions;
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
+  state.counters["instructions"] = benchmark::Counter(static_cast<double>(instructions), benchmark::Counter::kIsRate);
+  state.counters["ranges"] = benchmark::Counter(static_cast<double>(ranges), benchmark::Counter::kIsRate);
 }
 #endif
 
@@ -258,6 +342,16 @@ int main(int argc, char** argv) {
     reg("BM_ete_encode_streamed", ete_encode_streamed);
     reg("BM_ete_compress", ete_compress);
     reg("BM_packet_read", packet_read);
+  }
+  for (const flow_corpus& c : flow_corpora()) {
+    auto reg = [&](const char* what, void (*fn)(benchmark::State&, const flow_corpus*)) {
+      return benchmark::RegisterBenchmark((std::string(what) + "/" + c.name).c_str(), fn, &c)
+          ->Unit(benchmark::kMillisecond);
+    };
+#ifdef TRACECODEC_HAVE_OPENCSD
+    reg("BM_opencsd_flow", opencsd_flow);
+#endif
+    (void)reg;
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

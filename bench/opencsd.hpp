@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// The comparator: OpenCSD's packet processor through its C API, as perf drives it
+// The comparators: OpenCSD's packet processor through its C API, as perf drives it
 // (ocsd_create_dcd_tree, ocsd_dt_create_decoder with OCSD_CREATE_FLG_PACKET_PROC, a packet-sink
 // callback). Debian's OpenCSD 1.3.3 C API has no ETE packet sink, so this uses the ETMv4I
-// packet processor, the code OpenCSD also runs for ETE packets.
+// packet processor, the code OpenCSD also runs for ETE packets. And OpenCSD's full decode
+// (program flow through a memory image, ETE decoder) with a generic-element callback.
 #pragma once
 
 #include <opencsd/c_api/opencsd_c_api.h>
 
+#include <tracecodec/arm/instruction.hpp>
+#include <tracecodec/ete/flow/image.hpp>
 #include <tracecodec/ete/packet/config.hpp>
 
 #include <cstddef>
@@ -64,6 +67,98 @@ inline opencsd_result opencsd_packets(const tracecodec::ete::registers& regs, co
     std::uint32_t used = 0;
     const std::uint32_t chunk = static_cast<std::uint32_t>(size - at > (1u << 30) ? (1u << 30) : size - at);
     resp = ocsd_dt_process_data(tree, OCSD_OP_DATA, at, chunk, data + at, &used);
+    at += used;
+    if (used == 0 && OCSD_DATA_RESP_IS_CONT(resp)) break;
+  }
+  ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, nullptr);
+  ocsd_destroy_dcd_tree(tree);
+  r.ok = at == size && !OCSD_DATA_RESP_IS_FATAL(resp);
+  return r;
+}
+
+struct opencsd_flow_result {
+  std::uint64_t elements = 0;      // generic trace elements, every kind
+  std::uint64_t ranges = 0;        // OCSD_GEN_TRC_ELEM_INSTR_RANGE
+  std::uint64_t instructions = 0;  // their num_instr_range, summed
+  std::uint64_t nacc = 0;          // OCSD_GEN_TRC_ELEM_ADDR_NACC: no memory at the address
+  std::uint64_t regions_skipped = 0;  // regions OpenCSD would not take (see opencsd_flow)
+  bool ok = false;                 // every byte consumed without a fatal response
+};
+
+namespace detail {
+inline ocsd_datapath_resp_t count_element(const void* ctx, const ocsd_trc_index_t, const uint8_t,
+                                          const ocsd_generic_trace_elem* e) {
+  auto* r = static_cast<opencsd_flow_result*>(const_cast<void*>(ctx));
+  ++r->elements;
+  if (e->elem_type == OCSD_GEN_TRC_ELEM_INSTR_RANGE) {
+    ++r->ranges;
+    r->instructions += e->num_instr_range;
+  } else if (e->elem_type == OCSD_GEN_TRC_ELEM_ADDR_NACC) {
+    ++r->nacc;
+  }
+  return OCSD_RESP_CONT;
+}
+
+// OpenCSD's architecture classes: v7, v8 (v8.0-v8.2), v8.3, and AA64 (v8.3 and later
+// features), as its snapshot reader picks them from the core name.
+inline ocsd_arch_version_t opencsd_arch(tracecodec::arm::arch_version a) {
+  using tracecodec::arm::arch_version;
+  if (a == arch_version::v7) return ARCH_V7;
+  if (a < arch_version::v8_3) return ARCH_V8;
+  if (a == arch_version::v8_3) return ARCH_V8r3;
+  return ARCH_AA64;
+}
+}  // namespace detail
+
+// OpenCSD's full decode of one ETE trace buffer: the ETE decoder configured from the
+// registers (TRCIDR0/1/2/8, TRCDEVARCH, TRCCONFIGR, TRCTRACEIDR), the core's architecture
+// class from `arch` (A profile), and each region as a buffer memory accessor in its space.
+// OpenCSD 1.3.3 knows the Secure and Non-secure spaces only: a region that is Realm or Root
+// only is left out (regions_skipped), as is one OpenCSD refuses (an overlap in the same
+// space). Counts the generic elements, instruction ranges and instructions.
+inline opencsd_flow_result opencsd_flow(const tracecodec::ete::registers& regs, std::uint32_t trctraceidr,
+                                        tracecodec::arm::arch_version arch,
+                                        const tracecodec::ete::memory_region* regions,
+                                        std::size_t region_count, const std::uint8_t* data,
+                                        std::size_t size) {
+  opencsd_flow_result r;
+  dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+  if (tree == C_API_INVALID_TREE_HANDLE) return r;
+  ocsd_ete_cfg cfg{};
+  cfg.reg_idr0 = regs.trcidr0;
+  cfg.reg_idr1 = regs.trcidr1 ? regs.trcidr1 : 0x4100f403;  // OpenCSD's snapshot default
+  cfg.reg_idr2 = regs.trcidr2;
+  cfg.reg_idr8 = regs.trcidr8;
+  cfg.reg_devarch = regs.trcdevarch;
+  cfg.reg_configr = regs.trcconfigr;
+  cfg.reg_traceidr = trctraceidr;
+  cfg.arch_ver = detail::opencsd_arch(arch);
+  cfg.core_prof = profile_CortexA;
+  unsigned char csid = 0;
+  if (ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETE, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid) != OCSD_OK ||
+      ocsd_dt_set_gen_elem_outfn(tree, &detail::count_element, &r) != OCSD_OK) {
+    ocsd_destroy_dcd_tree(tree);
+    return r;
+  }
+  for (std::size_t i = 0; i < region_count; ++i) {
+    const tracecodec::ete::memory_region& m = regions[i];
+    const std::uint8_t bits = m.space & 0x1f;  // the spaces OpenCSD 1.3.3 has, same bits
+    const ocsd_mem_space_acc_t space = m.space == tracecodec::ete::memory_space::any
+                                           ? OCSD_MEM_SPACE_ANY
+                                           : static_cast<ocsd_mem_space_acc_t>(bits);
+    if (bits == 0 || m.size == 0 || m.size > UINT32_MAX ||
+        ocsd_dt_add_buffer_mem_acc(tree, m.address, space, m.data, static_cast<std::uint32_t>(m.size)) != OCSD_OK)
+      ++r.regions_skipped;
+  }
+  std::size_t at = 0;
+  ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
+  while (at < size && !OCSD_DATA_RESP_IS_FATAL(resp)) {
+    std::uint32_t used = 0;
+    const std::uint32_t chunk = static_cast<std::uint32_t>(size - at > (1u << 30) ? (1u << 30) : size - at);
+    if (OCSD_DATA_RESP_IS_WAIT(resp))  // not from this callback, but a flush is the protocol
+      resp = ocsd_dt_process_data(tree, OCSD_OP_FLUSH, 0, 0, nullptr, nullptr);
+    else
+      resp = ocsd_dt_process_data(tree, OCSD_OP_DATA, at, chunk, data + at, &used);
     at += used;
     if (used == 0 && OCSD_DATA_RESP_IS_CONT(resp)) break;
   }

@@ -69,22 +69,52 @@ class program_image {
     std::size_t size = 0;  // bytes readable from data in one piece; 0: not accessible
   };
 
-  // The bytes at `address` in `space`, as far as they continue in one piece. A view from the
-  // callback stays valid until the next find().
+  // The bytes at `address` in `space`, as far as they continue in one piece (a view from a
+  // later region stops where an earlier one it overlaps begins: the first listed wins). A view
+  // from the callback stays valid until the next find().
   constexpr view find(std::uint64_t address, std::uint8_t space) noexcept {
-    if (last_ < count_ && covers(regions_[last_], address, space)) return in(regions_[last_], address);
-    for (std::size_t i = 0; i < count_; ++i)
-      if (covers(regions_[i], address, space)) {
-        last_ = i;
-        return in(regions_[i], address);
+    // The last winner serves [cached_first_, cached_last_] in cached_space_: no region listed
+    // before it covers any address there (a cache keyed on the region alone would let it
+    // win over an earlier region, or over one for which only the space differs).
+    if (cached_ && space == cached_space_ && address >= cached_first_ && address <= cached_last_)
+      return in(regions_[cached_index_], address, cached_last_);
+    for (std::size_t i = 0; i < count_; ++i) {
+      if (!covers(regions_[i], address, space)) continue;
+      // Regions listed before i cover nothing at `address`: each lies wholly below or
+      // wholly above it, and bounds the window where i wins.
+      std::uint64_t first = regions_[i].address, last = last_byte(regions_[i]);
+      for (std::size_t j = 0; j < i; ++j) {
+        const memory_region& r = regions_[j];
+        if ((r.space & space) == 0 || r.size == 0) continue;
+        if (r.address > address) {
+          if (r.address - 1 < last) last = r.address - 1;
+        } else if (last_byte(r) >= first) {
+          first = last_byte(r) + 1;  // last_byte(r) < address here
+        }
       }
+      cached_ = true;
+      cached_index_ = i;
+      cached_space_ = space;
+      cached_first_ = first;
+      cached_last_ = last;
+      return in(regions_[i], address, last);
+    }
     if (reader_ == nullptr) return {};
     if (fetched_size_ != 0 && fetched_space_ == space && address >= fetched_address_ &&
         address - fetched_address_ < fetched_size_)
       return {fetched_ + (address - fetched_address_),
               static_cast<std::size_t>(fetched_size_ - (address - fetched_address_))};
-    fetched_size_ = reader_(reader_context_, address, space, fetched_, fetch_size);
-    if (fetched_size_ > fetch_size) fetched_size_ = 0;  // a reader that claims too much
+    // Ask only for the bytes below the next region in this space, which wins over the
+    // callback's memory.
+    std::size_t want = fetch_size;
+    for (std::size_t i = 0; i < count_; ++i) {
+      const memory_region& r = regions_[i];
+      if ((r.space & space) != 0 && r.size != 0 && r.address > address &&
+          r.address - address < want)
+        want = static_cast<std::size_t>(r.address - address);
+    }
+    fetched_size_ = reader_(reader_context_, address, space, fetched_, want);
+    if (fetched_size_ > want) fetched_size_ = 0;  // a reader that claims too much
     fetched_address_ = address;
     fetched_space_ = space;
     return {fetched_, fetched_size_};
@@ -98,14 +128,27 @@ class program_image {
                                std::uint8_t space) noexcept {
     return (r.space & space) != 0 && address >= r.address && address - r.address < r.size;
   }
-  static constexpr view in(const memory_region& r, std::uint64_t address) noexcept {
+  // The region's last address (size > 0), saturated where it would wrap past 2^64.
+  static constexpr std::uint64_t last_byte(const memory_region& r) noexcept {
+    const std::uint64_t n = static_cast<std::uint64_t>(r.size) - 1;
+    return n > UINT64_MAX - r.address ? UINT64_MAX : r.address + n;
+  }
+  // The bytes from `address` up to `last` (inclusive), within the region.
+  static constexpr view in(const memory_region& r, std::uint64_t address,
+                           std::uint64_t last) noexcept {
     const std::size_t at = static_cast<std::size_t>(address - r.address);
-    return {r.data + at, r.size - at};
+    std::size_t n = r.size - at;  // >= 1
+    if (last - address < n - 1) n = static_cast<std::size_t>(last - address) + 1;
+    return {r.data + at, n};
   }
 
   const memory_region* regions_ = nullptr;
   std::size_t count_ = 0;
-  std::size_t last_ = 0;
+  bool cached_ = false;
+  std::size_t cached_index_ = 0;
+  std::uint8_t cached_space_ = 0;
+  std::uint64_t cached_first_ = 0;
+  std::uint64_t cached_last_ = 0;
   memory_reader reader_ = nullptr;
   void* reader_context_ = nullptr;
   std::uint64_t fetched_address_ = 0;

@@ -7,10 +7,12 @@
 // from filebuf::underflow on a directory).
 //
 // Supported: buffers with format=source_data (raw trace from one source, no CoreSight frame
-// formatting). Each buffer is one independent trace session.
+// formatting). Each buffer is one independent trace session. The traced core's memory dumps
+// ([dumpN] sections of its device file) are read into memory regions for program flow.
 #pragma once
 
 #include <cerrno>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -23,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include "../../arm/instruction.hpp"
+#include "../../ete/flow/image.hpp"
 #include "../../ete/packet/config.hpp"
 
 namespace tracecodec::ete::snapshot {
@@ -33,6 +37,7 @@ struct buffer {
   std::string path;    // the file to open: `file` joined to the snapshot directory
   std::string source;  // name of the trace source device feeding this buffer
   registers regs;      // that device's [regs]
+  std::uint32_t trctraceidr = 0;  // that device's TRCTRACEIDR (0 when absent)
   std::vector<std::uint8_t> data;  // the buffer's bytes; empty unless load_options::read_data
 };
 
@@ -44,12 +49,192 @@ struct load_options {
   // With read_data: read at most this many bytes + 1 of a buffer; a larger buffer fails the
   // load (a regular file without reading it).
   std::uint64_t max_data_size = UINT64_MAX;
+  // Read the core's memory dumps (loaded::dumps, loaded::regions); tools that need no
+  // program image may skip them.
+  bool read_memory = true;
+};
+
+// One [dumpN] section of the core's device file: `data` is the file's bytes from `offset`,
+// to be found at `address` in the spaces `space` names.
+struct memory_dump {
+  std::string section;   // "dump1", ...
+  std::string file;      // file=, as written (relative to the snapshot)
+  std::string path;      // the file to open
+  std::uint64_t address = 0;
+  std::uint64_t offset = 0;                   // offset= (0 when absent)
+  std::string space_name;                     // space= as written ("" when absent: any)
+  std::uint8_t space = memory_space::any;     // memory_space bits
+  std::vector<std::uint8_t> data;             // length= bytes (default: the rest of the file)
 };
 
 struct loaded {
   std::vector<buffer> buffers;  // in trace.ini [trace_buffers] buffers= order
+  // The core the trace sources trace: its [device] name= and type= ("Cortex-A53",
+  // "ARM-AA64"; both empty when the snapshot lists no core), the architecture the type
+  // implies (arch_for_core), and its memory dumps in file order.
+  std::string core_name;
+  std::string core_type;
+  arm::arch_version arch = arm::arch_version::newest;
+  std::vector<memory_dump> dumps;
+  // One region per dump, in the same order, pointing into dumps[i].data (a copy of a
+  // `loaded` points its regions at its own dumps; a move keeps them valid).
+  std::vector<memory_region> regions;
   std::string error;            // empty on success; on error, buffers is empty
+  // Why the memory dumps could not be read (a missing file, an offset or length beyond its
+  // end, a bad entry); dumps and regions are then empty. Separate from `error` because the
+  // trace buffers are still good for packet and element decoding (the corpus's event_test
+  // names dump files it does not ship, and OpenCSD also decodes it, without memory).
+  std::string memory_error;
+
+  loaded() = default;
+  loaded(loaded&&) noexcept = default;
+  loaded& operator=(loaded&&) noexcept = default;
+  loaded(const loaded& o)
+      : buffers(o.buffers), core_name(o.core_name), core_type(o.core_type), arch(o.arch),
+        dumps(o.dumps), error(o.error), memory_error(o.memory_error) {
+    point_regions();
+  }
+  loaded& operator=(const loaded& o) {
+    if (this != &o) {
+      loaded copy(o);
+      *this = std::move(copy);
+    }
+    return *this;
+  }
+  ~loaded() = default;
+
+  // Rebuilds `regions` from `dumps` (after the dumps are final: a vector that grows moves
+  // its elements, but not their bytes).
+  void point_regions() {
+    regions.clear();
+    regions.reserve(dumps.size());
+    for (const memory_dump& d : dumps) regions.push_back({d.address, d.data.data(), d.data.size(), d.space});
+  }
 };
+
+// The architecture a snapshot's core type implies, as OpenCSD's core-name map has it
+// (common/trc_core_arch_map: named Cortex cores, "ARMv<M>[.<m>]-<P>", "ARM-AA64[-<P>]").
+// OpenCSD has only v7, v8, v8.3 and "AA64" (v8.3 and later features); here "ARMv8.<m>" and
+// "ARMv9.<m>" keep their minor version, "ARM-AA64" is the newest architecture, and so is
+// any name OpenCSD does not know (it refuses those; a newer classifier table only admits
+// encodings an older core would treat as undefined, so newest is the safe guess).
+// Matching ignores case.
+inline arm::arch_version arch_for_core(std::string_view type) {
+  using arm::arch_version;
+  struct core {
+    const char* name;
+    arch_version arch;
+  };
+  // OpenCSD's table, as it stands (its Cortex-A78 entry says v8 though the core is v8.2; no
+  // branch encoding differs between the two).
+  static constexpr core cores[] = {
+      {"Cortex-A78", arch_version::v8_0}, {"Cortex-A77", arch_version::v8_3},
+      {"Cortex-A76", arch_version::v8_3}, {"Cortex-A75", arch_version::v8_3},
+      {"Cortex-A73", arch_version::v8_0}, {"Cortex-A72", arch_version::v8_0},
+      {"Cortex-A65", arch_version::v8_3}, {"Cortex-A57", arch_version::v8_0},
+      {"Cortex-A55", arch_version::v8_3}, {"Cortex-A53", arch_version::v8_0},
+      {"Cortex-A35", arch_version::v8_0}, {"Cortex-A32", arch_version::v8_0},
+      {"Cortex-A17", arch_version::v7},   {"Cortex-A15", arch_version::v7},
+      {"Cortex-A12", arch_version::v7},   {"Cortex-A9", arch_version::v7},
+      {"Cortex-A8", arch_version::v7},    {"Cortex-A7", arch_version::v7},
+      {"Cortex-A5", arch_version::v7},    {"Cortex-R52", arch_version::v8_0},
+      {"Cortex-R8", arch_version::v7},    {"Cortex-R7", arch_version::v7},
+      {"Cortex-R5", arch_version::v7},    {"Cortex-R4", arch_version::v7},
+      {"Cortex-M33", arch_version::v8_0}, {"Cortex-M23", arch_version::v8_0},
+      {"Cortex-M0", arch_version::v7},    {"Cortex-M0+", arch_version::v7},
+      {"Cortex-M3", arch_version::v7},    {"Cortex-M4", arch_version::v7},
+  };
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  auto same = [&](std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (lower(a[i]) != lower(b[i])) return false;
+    return true;
+  };
+  auto starts = [&](std::string_view s, std::string_view p) {
+    return s.size() >= p.size() && same(s.substr(0, p.size()), p);
+  };
+  for (const core& c : cores)
+    if (same(type, c.name)) return c.arch;
+  // "ARMv<M>[.<m>]-<P>": one digit each, as OpenCSD reads them.
+  if (starts(type, "ARMv") && type.size() >= 7 && type[4] >= '0' && type[4] <= '9') {
+    const int major = type[4] - '0';
+    int minor = 0;
+    std::string_view rest = type.substr(5);
+    if (rest.size() >= 2 && rest[0] == '.' && rest[1] >= '0' && rest[1] <= '9') {
+      minor = rest[1] - '0';
+      rest.remove_prefix(2);
+    }
+    if (rest.size() >= 2 && rest[0] == '-') {
+      if (major == 7) return arch_version::v7;
+      if (major == 8 && minor <= 9)
+        return static_cast<arch_version>(static_cast<int>(arch_version::v8_0) + minor);
+      if (major == 9 && minor <= 6)
+        return static_cast<arch_version>(static_cast<int>(arch_version::v9_0) + minor);
+    }
+    return arch_version::newest;
+  }
+  return arch_version::newest;  // "ARM-AA64", "ARM-aa64-R", and names OpenCSD does not know
+}
+
+// Memory space names of a [dumpN] space= entry, as OpenCSD's snapshot reader accepts them
+// (ss_to_dcdtree: single spaces, groups, and the older H/P/NP/SP names). False for any other
+// name (OpenCSD quietly takes those as "any"; here a misspelt space is an error).
+inline bool parse_memory_space(std::string_view name, std::uint8_t& out) {
+  struct entry {
+    const char* name;
+    std::uint8_t space;
+  };
+  namespace ms = memory_space;
+  static constexpr entry names[] = {
+      {"EL1S", ms::el1s}, {"EL1N", ms::el1n}, {"EL1R", ms::el1r},       {"EL2S", ms::el2s},
+      {"EL2", ms::el2n},  {"EL2N", ms::el2n}, {"EL2R", ms::el2r},       {"EL3", ms::el3},
+      {"ROOT", ms::root}, {"S", ms::secure},  {"N", ms::non_secure},    {"R", ms::realm},
+      {"ANY", ms::any},   {"H", ms::el2n},    {"P", ms::el1n},          {"NP", ms::el1n},
+      {"SP", ms::el1s},
+  };
+  for (const entry& e : names) {
+    const std::string_view n = e.name;
+    if (n.size() != name.size()) continue;
+    bool eq = true;
+    for (std::size_t i = 0; i < n.size() && eq; ++i)
+      eq = n[i] == (name[i] >= 'a' && name[i] <= 'z' ? static_cast<char>(name[i] - 'a' + 'A') : name[i]);
+    if (eq) {
+      out = e.space;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Parses an unsigned 64-bit value: "0x"/"0X" followed by hex digits, or decimal digits.
+// Surrounding blanks are ignored. False (and `out` untouched) on anything else or overflow.
+inline bool parse_u64(std::string_view s, std::uint64_t& out) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  unsigned base = 10;
+  if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  }
+  if (s.empty()) return false;
+  std::uint64_t v = 0;
+  for (const char ch : s) {
+    unsigned d;
+    if (ch >= '0' && ch <= '9')
+      d = static_cast<unsigned>(ch - '0');
+    else if (base == 16 && ch >= 'a' && ch <= 'f')
+      d = static_cast<unsigned>(ch - 'a' + 10);
+    else if (base == 16 && ch >= 'A' && ch <= 'F')
+      d = static_cast<unsigned>(ch - 'A' + 10);
+    else
+      return false;
+    if (v > (UINT64_MAX - d) / base) return false;
+    v = v * base + d;
+  }
+  out = v;
+  return true;
+}
 
 // Parses an unsigned 32-bit value: "0x"/"0X" followed by hex digits, or decimal digits.
 // Surrounding blanks are ignored. False (and `out` untouched) on anything else or overflow.
@@ -254,6 +439,8 @@ inline loaded fail(std::string message) {
 struct device {
   std::string name;
   std::string file;
+  std::string device_class;  // [device] class= ("core", "trace_source", ...)
+  std::string type;          // [device] type=
   ini_file ini;
 };
 
@@ -289,10 +476,106 @@ inline std::string read_registers(const device& d, registers& regs) {
   return {};
 }
 
+// Reads `length` bytes (all the rest when `whole_rest`) from `offset` of the regular file
+// at `path` into `out`. Returns "" or the reason it failed.
+inline std::string read_file_range(const std::string& path, std::uint64_t offset, bool whole_rest,
+                                   std::uint64_t length, std::vector<std::uint8_t>& out) {
+  out.clear();
+  const std::int64_t size = regular_file_size(path);
+  if (size < 0) {
+    if (std::string why = check_readable(path); !why.empty()) return why;
+    return "not a regular file";
+  }
+  const std::uint64_t file_size = static_cast<std::uint64_t>(size);
+  if (offset > file_size)
+    return "offset " + std::to_string(offset) + " is beyond the end of the file (" +
+           std::to_string(file_size) + " bytes)";
+  if (whole_rest) length = file_size - offset;
+  if (length > file_size - offset)
+    return "offset " + std::to_string(offset) + " + length " + std::to_string(length) +
+           " is beyond the end of the file (" + std::to_string(file_size) + " bytes)";
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return errno_reason(errno);
+  std::string why;
+  try {  // std::bad_alloc from a length larger than memory
+    out.resize(static_cast<std::size_t>(length));
+    std::uint64_t at = 0;
+    if (offset > static_cast<std::uint64_t>(LONG_MAX) ||
+        std::fseek(f, static_cast<long>(offset), SEEK_SET) != 0) {
+      why = "cannot seek to offset " + std::to_string(offset);
+    } else {
+      while (at < length) {
+        errno = 0;
+        const std::size_t n = std::fread(out.data() + at, 1, static_cast<std::size_t>(length - at), f);
+        if (n == 0) {
+          why = std::ferror(f) ? errno_reason(errno) : "file shrank while being read";
+          break;
+        }
+        at += n;
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    why = "out of memory for " + std::to_string(length) + " bytes";
+  }
+  std::fclose(f);
+  if (!why.empty()) {
+    out.clear();
+    out.shrink_to_fit();
+  }
+  return why;
+}
+
+// The core device's [dumpN] sections (any section whose name starts with "dump", as
+// OpenCSD's parser takes them), each read from its file. Returns "" or an error message.
+inline std::string read_dumps(const device& core, const std::string& dir,
+                              std::vector<memory_dump>& dumps) {
+  for (const ini_section& sec : core.ini) {
+    if (sec.name.size() < 4 || !iequals(std::string_view(sec.name).substr(0, 4), "dump")) continue;
+    const std::string where = core.file + " [" + sec.name + "]";
+    memory_dump d;
+    d.section = sec.name;
+    const std::string* file = find_value(&sec, "file");
+    const std::string* address = find_value(&sec, "address");
+    const std::string* length = find_value(&sec, "length");
+    const std::string* offset = find_value(&sec, "offset");
+    const std::string* space = find_value(&sec, "space");
+    if (file == nullptr || file->empty()) return where + ": no file=";
+    if (address == nullptr) return where + ": no address=";
+    // OpenCSD strips quotes around the file and space names.
+    auto unquote = [](std::string v) {
+      if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+        v = v.substr(1, v.size() - 2);
+      return v;
+    };
+    d.file = unquote(*file);
+    if (!parse_u64(*address, d.address)) return where + ": bad address '" + *address + "'";
+    std::uint64_t len = 0;
+    if (length != nullptr && !parse_u64(*length, len)) return where + ": bad length '" + *length + "'";
+    if (offset != nullptr && !parse_u64(*offset, d.offset)) return where + ": bad offset '" + *offset + "'";
+    if (space != nullptr) {
+      d.space_name = unquote(*space);
+      if (!d.space_name.empty() && !parse_memory_space(d.space_name, d.space))
+        return where + ": unknown memory space '" + d.space_name +
+               "' (EL1S, EL1N, EL1R, EL2, EL2N, EL2S, EL2R, EL3, ROOT, S, N, R, ANY, H, P, NP, SP)";
+    }
+    d.path = join_path(dir, d.file);
+    if (std::string why = read_file_range(d.path, d.offset, length == nullptr, len, d.data); !why.empty())
+      return "cannot read memory dump " + d.path + " (" + where + "): " + why;
+    if (!d.data.empty() && d.data.size() - 1 > UINT64_MAX - d.address)
+      return where + ": " + std::to_string(d.data.size()) + " bytes at " + *address +
+             " run past the end of the address space";
+    dumps.push_back(std::move(d));
+  }
+  return {};
+}
+
 }  // namespace detail
 
 // Loads the snapshot in directory `dir`: every trace buffer with its source's registers (and
-// its bytes, unless opt.read_data is false).
+// its bytes, unless opt.read_data is false), and the traced core's type and memory dumps
+// (unless opt.read_memory is false; a snapshot without a core or without dumps loads too, and
+// a bad dump sets memory_error, not error).
 inline loaded load(const std::string& dir, const load_options& opt = {}) {
   using namespace detail;
   const std::string snapshot_path = join_path(dir, "snapshot.ini");
@@ -309,7 +592,10 @@ inline loaded load(const std::string& dir, const load_options& opt = {}) {
       const std::string path = join_path(dir, d.file);
       if (std::string why = read_ini(path, d.ini); !why.empty())
         return fail("cannot read device file " + path + ": " + why);
-      if (const std::string* n = find_value(find_section(d.ini, "device"), "name")) d.name = *n;
+      const ini_section* info = find_section(d.ini, "device");
+      if (const std::string* n = find_value(info, "name")) d.name = *n;
+      if (const std::string* c = find_value(info, "class")) d.device_class = *c;
+      if (const std::string* t = find_value(info, "type")) d.type = *t;
       devices.push_back(std::move(d));
     }
   }
@@ -377,6 +663,10 @@ inline loaded load(const std::string& dir, const load_options& opt = {}) {
                   b.name + "')");
     const std::string reg_error = read_registers(*dev, b.regs);
     if (!reg_error.empty()) return fail(reg_error);
+    if (const std::string* id = find_value(find_section(dev->ini, "regs"), "TRCTRACEIDR"))
+      if (!parse_u32(*id, b.trctraceidr))
+        return fail("device '" + dev->name + "' (" + dev->file + "): bad value '" + *id +
+                    "' for TRCTRACEIDR");
 
     b.path = join_path(dir, b.file);
     std::string why;
@@ -393,6 +683,30 @@ inline loaded load(const std::string& dir, const load_options& opt = {}) {
     result.buffers.push_back(std::move(b));
   }
   if (result.buffers.empty()) return fail(trace_path + ": [trace_buffers] lists no buffers");
+
+  // The core: the one [core_trace_sources] names for the first buffer's source, else the
+  // first device of class=core. Its type gives the architecture, its [dumpN] the memory.
+  const device* core = nullptr;
+  if (const ini_section* assoc = find_section(trace, "core_trace_sources"))
+    for (const auto& kv : assoc->entries)
+      if (kv.second == result.buffers.front().source)
+        for (const device& d : devices)
+          if (core == nullptr && d.name == kv.first) core = &d;
+  if (core == nullptr)
+    for (const device& d : devices)
+      if (core == nullptr && iequals(d.device_class, "core")) core = &d;
+  if (core != nullptr) {
+    result.core_name = core->name;
+    result.core_type = core->type;
+    result.arch = arch_for_core(core->type);
+    if (opt.read_memory) {
+      if (std::string why = read_dumps(*core, dir, result.dumps); !why.empty()) {
+        result.dumps.clear();
+        result.memory_error = std::move(why);
+      }
+      result.point_regions();
+    }
+  }
   return result;
 }
 
