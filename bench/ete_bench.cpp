@@ -11,6 +11,8 @@
 //   BM_ete_encode_streamed/<corpus>  all packets in one call, streamed from memory
 //   BM_ete_compress/<corpus>   resolved elements -> shortest packets (the element compressor)
 //   BM_packet_read/<corpus>    reading the streamed encoder's input packets only: its memory floor
+//   BM_ete_flow/<flow corpus>  bytes -> program flow (ete/flow/: instruction ranges, exceptions,
+//                              context, ... with the snapshot's memory image), every field read
 //   BM_opencsd_flow/<flow corpus>  OpenCSD's full decode (ETE decoder, the snapshot's memory
 //                              image): bytes -> instruction ranges, counted
 // Corpora: a synthetic mixed trace made by the encoder (runs without ../shared), and real
@@ -21,6 +23,7 @@
 
 #include <tracecodec/ete/element/compressor.hpp>
 #include <tracecodec/ete/element/reader.hpp>
+#include <tracecodec/ete/flow/decoder.hpp>
 #include <tracecodec/host/ete/snapshot.hpp>
 
 #include <algorithm>
@@ -176,6 +179,36 @@ void opencsd_decode(benchmark::State& state, const corpus* c) {
   state.SetItemsProcessed(static_cast<std::int64_t>(packets));
 }
 #endif
+
+// The flow decoder over the snapshot's memory image; a consumer reads every field of every
+// element. The block cache starts cold in each iteration (a new decoder).
+void ete_flow(benchmark::State& state, const flow_corpus* c) {
+  std::uint64_t ranges = 0, instructions = 0;
+  program_image image(c->regions().data(), c->regions().size());
+  flow_options o;
+  o.arch = c->arch;
+  auto fd = std::make_unique<flow_decoder<>>(c->regs, image, o);
+  for (auto _ : state) {
+    *fd = flow_decoder<>(c->regs, image, o);
+    std::uint64_t acc = 0, errors = 0;
+    fd->decode(c->bytes.data(), c->bytes.size(),
+               [&](const flow_element& f) {
+                 acc += f.offset ^ f.address ^ f.end ^ f.timestamp ^ f.count ^ f.ctx.context_id ^
+                        static_cast<unsigned>(f.kind) ^ static_cast<unsigned>(f.last_type) ^
+                        static_cast<unsigned>(f.last_subtype) ^ f.taken ^ f.conditional ^ f.number;
+                 if (f.kind == flow_kind::instruction_range) {
+                   ++ranges;
+                   instructions += f.count;
+                 }
+               },
+               [&](const diagnostic&) { ++errors; });
+    benchmark::DoNotOptimize(acc);
+    if (errors) state.SkipWithError("decode errors");
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
+  state.counters["instructions"] = benchmark::Counter(static_cast<double>(instructions), benchmark::Counter::kIsRate);
+  state.counters["ranges"] = benchmark::Counter(static_cast<double>(ranges), benchmark::Counter::kIsRate);
+}
 
 #ifdef TRACECODEC_HAVE_OPENCSD
 void opencsd_flow(benchmark::State& state, const flow_corpus* c) {
@@ -348,10 +381,10 @@ int main(int argc, char** argv) {
       return benchmark::RegisterBenchmark((std::string(what) + "/" + c.name).c_str(), fn, &c)
           ->Unit(benchmark::kMillisecond);
     };
+    reg("BM_ete_flow", ete_flow);
 #ifdef TRACECODEC_HAVE_OPENCSD
     reg("BM_opencsd_flow", opencsd_flow);
 #endif
-    (void)reg;
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

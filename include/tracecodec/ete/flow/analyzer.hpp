@@ -66,8 +66,13 @@ struct return_stack_entry {
 // of the block cache (a power of two; each is 40 bytes).
 template <class Config = runtime_config, std::size_t CacheBlocks = 4096>
 class flow_analyzer {
-  static_assert(CacheBlocks != 0 && (CacheBlocks & (CacheBlocks - 1)) == 0,
+  static_assert(CacheBlocks >= 2 && (CacheBlocks & (CacheBlocks - 1)) == 0,
                 "the block cache size must be a power of two");
+  static constexpr unsigned cache_bits = [] {
+    unsigned b = 0;
+    while ((std::size_t{1} << b) < CacheBlocks) ++b;
+    return b;
+  }();
 
  public:
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
@@ -90,6 +95,8 @@ class flow_analyzer {
     announce_ = why;
     started_ = false;
     ctx_ = context{};
+    space_ = memory_space::of(0, false, false);
+    addr_mask_ = 0xffffffffu;
     addr_ = 0;
     set_ = arm::instruction_set::a64;
   }
@@ -125,8 +132,11 @@ class flow_analyzer {
     out(f);
   }
 
+  // The end of the trace. A Context element that no execution follows is not passed on (it
+  // changes nothing that was traced; OpenCSD drops it too).
   template <class Out>
   constexpr void end(std::uint64_t offset, Out& out) noexcept {
+    if (q_pending_ && q_.kind == flow_kind::context) q_pending_ = false;
     flush(out);
     flow_element f{};
     f.kind = flow_kind::end_of_trace;
@@ -253,16 +263,13 @@ class flow_analyzer {
     return f;
   }
 
-  constexpr std::uint64_t mask(std::uint64_t a) const noexcept {
-    return ctx_.sf ? a : a & 0xffffffffu;
-  }
+  // AArch32 addresses are 32 bits (D9.5.4.1: address<63:32> = Zeros()).
+  constexpr std::uint64_t mask(std::uint64_t a) const noexcept { return a & addr_mask_; }
   constexpr arm::instruction_set set_for(isa sub) const noexcept {
     return ctx_.sf ? arm::instruction_set::a64
                    : sub == isa::is1 ? arm::instruction_set::t32 : arm::instruction_set::a32;
   }
-  constexpr std::uint8_t space() const noexcept {
-    return memory_space::of(ctx_.el, ctx_.ns, ctx_.nse);
-  }
+  constexpr std::uint8_t space() const noexcept { return space_; }
   constexpr bool is_p0(const arm::instruction_info& i) const noexcept {
     return i.type != arm::instruction_type::other &&
            (i.type != arm::instruction_type::wfx || cfg().wfxmode);
@@ -282,6 +289,8 @@ class flow_analyzer {
   constexpr void context_element(const element& e, Out& out) noexcept {
     const bool was_sf = ctx_.sf;
     ctx_ = e.ctx;
+    space_ = memory_space::of(ctx_.el, ctx_.ns, ctx_.nse);
+    addr_mask_ = ctx_.sf ? ~std::uint64_t{0} : 0xffffffffu;
     if (was_sf != ctx_.sf) set_ = ctx_.sf ? arm::instruction_set::a64 : arm::instruction_set::a32;
     if (sync_ == sync::none) sync_ = sync::context;
     else if (sync_ == sync::address) sync_ = sync::full;
@@ -312,15 +321,20 @@ class flow_analyzer {
     if (rs_size_ < flow_return_stack_depth) ++rs_size_;
   }
 
-  // The block that starts at addr_ (cached, or walked now).
+  // The block that starts at `start` (cached, or walked now). Two-way set associative: a miss
+  // moves the set's first entry to its second place and builds the new block first, so that
+  // two blocks a loop alternates between do not evict each other.
   TRACECODEC_HOT constexpr const detail::flow_block& block_at(std::uint64_t start,
                                                             std::uint8_t spc) noexcept {
-    const std::size_t slot =
-        static_cast<std::size_t>((start >> 1) ^ (start >> 13) ^ (start >> 29)) & (CacheBlocks - 1);
-    detail::flow_block& b = cache_[slot];
-    if (b.start == start && b.set == static_cast<std::uint8_t>(set_) && b.space == spc) return b;
-    build(b, start, spc);
-    return b;
+    const std::size_t set = static_cast<std::size_t>(
+        ((start ^ (static_cast<std::uint64_t>(spc) << 48)) * 0x9e3779b97f4a7c15u) >> (64 - cache_bits)) & ~std::size_t{1};
+    detail::flow_block* b = &cache_[set];
+    const std::uint8_t key = static_cast<std::uint8_t>(set_);
+    if (b[0].start == start && b[0].set == key && b[0].space == spc) return b[0];
+    if (b[1].start == start && b[1].set == key && b[1].space == spc) return b[1];
+    b[1] = b[0];
+    build(b[0], start, spc);
+    return b[0];
   }
 
   TRACECODEC_OUT_OF_LINE constexpr void build(detail::flow_block& b, std::uint64_t start,
@@ -329,11 +343,12 @@ class flow_analyzer {
     b.start = start;
     b.space = spc;
     b.set = static_cast<std::uint8_t>(set_);
-    std::uint64_t at = start;
+    cursor c = cursor_at(start, spc);
     std::uint32_t it = 0;  // T32: instructions left in the IT block
     while (b.count < flow_block_limit) {
       arm::instruction_info i{};
-      if (!fetch(at, spc, i)) {
+      const std::uint64_t at = c.at;
+      if (!next(c, spc, i)) {
         b.end = detail::flow_block::end_kind::not_accessible;
         return;
       }
@@ -353,7 +368,6 @@ class flow_analyzer {
         b.target = branch_target(at, i);
         return;
       }
-      at = mask(at + i.size);
     }
     b.end = detail::flow_block::end_kind::limit;
   }
@@ -369,6 +383,49 @@ class flow_analyzer {
     std::uint64_t t = mask(at + static_cast<std::uint64_t>(i.branch_offset));
     if (i.next_set == arm::instruction_set::t32) t &= ~std::uint64_t{1};
     return t;
+  }
+
+  // Reads instructions one after another from one view of the image, asking the image again
+  // only where the view ends.
+  struct cursor {
+    std::uint64_t at = 0;
+    const std::uint8_t* p = nullptr;
+    std::size_t left = 0;
+  };
+  // Classifies the instruction at c.at and steps past it; false if memory is not there.
+  constexpr bool next(cursor& c, std::uint8_t spc, arm::instruction_info& i) noexcept {
+    if (set_ == arm::instruction_set::a64 && c.left >= 4) {
+      i = classify_.a64(load32(c.p));
+    } else if (set_ == arm::instruction_set::a32 && c.left >= 4) {
+      i = classify_.a32(load32(c.p));
+    } else if (set_ == arm::instruction_set::t32 && c.left >= 4) {
+      i = classify_.t32(load16(c.p), load16(c.p + 2));
+    } else {
+      if (!fetch(c.at, spc, i)) return false;
+      c.at = mask(c.at + i.size);
+      c.left = 0;  // refill at the next instruction
+      return true;
+    }
+    c.at = mask(c.at + i.size);
+    c.p += i.size;
+    c.left -= i.size;
+    if (c.left < 4) {  // the view ends: look again (it may continue in the next region)
+      const program_image::view v = image_->find(c.at, spc);
+      c.p = v.data;
+      c.left = v.size;
+    }
+    return true;
+  }
+  constexpr cursor cursor_at(std::uint64_t at, std::uint8_t spc) noexcept {
+    const program_image::view v = image_->find(at, spc);
+    return {at, v.data, v.size};
+  }
+  static constexpr std::uint32_t load32(const std::uint8_t* p) noexcept {
+    return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
+           (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
+  }
+  static constexpr std::uint16_t load16(const std::uint8_t* p) noexcept {
+    return static_cast<std::uint16_t>(p[0] | (p[1] << 8));
   }
 
   // Classifies the instruction at `at` in the current set; false if memory is not there.
@@ -533,6 +590,7 @@ class flow_analyzer {
     arm::instruction_info last{};
     std::uint64_t last_at = at;
     bool last_in_it = false;
+    cursor c = cursor_at(at, spc);
     while (more(at)) {
       if (count >= flow_walk_limit) {
         if (count) emit_partial(start, at, count, offset, out);
@@ -540,7 +598,7 @@ class flow_analyzer {
         return false;
       }
       arm::instruction_info i{};
-      if (!fetch(at, spc, i)) {
+      if (!next(c, spc, i)) {
         if (count) emit_partial(start, at, count, offset, out);
         not_accessible(at, offset, out);
         return false;
@@ -576,6 +634,58 @@ class flow_analyzer {
     return true;
   }
 
+  // D9.5.6.1: the instructions from addr_ up to `per` (exclusive), P0 instructions on the way
+  // not taken, as one range. Whole blocks come from the block cache; in the block that `per`
+  // cuts, no instruction before `per` is a P0 instruction, so A64 and A32 count them by size.
+  // T32, missing memory, the walk limit and wrapping take the walk one instruction at a time.
+  template <class Out>
+  constexpr void walk_to(std::uint64_t per, std::uint64_t offset, Out& out) noexcept {
+    const std::uint64_t start = addr_;
+    std::uint64_t at = start;
+    std::uint32_t count = 0;
+    detail::flow_block last{};  // a copy: a later lookup may rebuild the slot
+    bool last_p0 = false;
+    while (at < per) {
+      const detail::flow_block& b = block_at(at, space_);
+      const bool whole = b.end == detail::flow_block::end_kind::p0 && per - at >= b.bytes;
+      if (whole && count + b.count < flow_walk_limit && mask(at + b.bytes) > at) {
+        count += b.count;
+        at = mask(at + b.bytes);
+        last = b;
+        last_p0 = true;
+        continue;
+      }
+      // `per` inside the block's instructions, none of them a P0 instruction before it.
+      const bool inside = per - at < b.bytes ||
+                          (per - at == b.bytes && b.end != detail::flow_block::end_kind::p0);
+      if (!inside || set_ == arm::instruction_set::t32 || ((per - at) & 3u) != 0) {
+        walk([per](std::uint64_t a) { return a < per; }, false, offset, out);
+        return;
+      }
+      count += static_cast<std::uint32_t>((per - at) / 4);
+      at = per;
+      last_p0 = false;
+    }
+    if (count) {
+      flow_element f{};
+      f.kind = flow_kind::instruction_range;
+      f.offset = offset;
+      f.address = start;
+      f.end = at;
+      f.count = count;
+      f.isa = set_;
+      f.taken = true;
+      if (last_p0) {
+        f.last_type = last.type;
+        f.last_subtype = last.subtype;
+        f.last_size = last.size;
+        f.conditional = last.conditional;
+      }
+      out(f);
+    }
+    addr_ = at;
+  }
+
   // D9.5.6
   template <class Out>
   constexpr void exception(const element& e, Out& out) noexcept {
@@ -583,7 +693,7 @@ class flow_analyzer {
     if (!e.is(element_flag::unknown_address)) {
       const std::uint64_t per = mask(e.address);
       if (sync_ == sync::full) {
-        if (addr_ < per) walk([per](std::uint64_t a) { return a < per; }, false, e.offset, out);
+        if (addr_ < per) walk_to(per, e.offset, out);
         addr_ = per;
       } else if (sync_ == sync::context) {
         // Waiting for an address (an indirect branch's target): the preferred return address
@@ -654,8 +764,9 @@ class flow_analyzer {
     std::uint32_t it = 0;
     arm::instruction_info i{};
     bool in_it = false;
+    cursor c = cursor_at(at, spc);
     for (std::uint32_t n = 0; n < e.count; ++n) {
-      if (!fetch(at, spc, i)) return false;
+      if (!next(c, spc, i)) return false;
       in_it = it != 0;
       if (it) --it;
       if (i.it_block) it = it_length(i.it_block);
@@ -690,6 +801,8 @@ class flow_analyzer {
   arm::instruction_set set_ = arm::instruction_set::a64;
   std::uint64_t addr_ = 0;
   context ctx_{};
+  std::uint8_t space_ = memory_space::el1s;   // memory_space::of(ctx_)
+  std::uint64_t addr_mask_ = 0xffffffffu;     // ctx_.sf ? all ones : 32 bits
   flow_element held_{};
   flow_element q_{};
   // The held range's P0 instruction, for a Mispredict (D9.5.18.4 ProcessBranchInstruction).
