@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   std::fclose(f);
 
   static const char* const kinds[] = {"other", "branch", "indirect", "isb", "wfx", "tstart"};
-  static const classifier c;  // about 7 KiB
+  static const classifier c;  // several KiB of tables: not on the stack
   const bool a64 = std::strcmp(isa, "a64") == 0, a32 = std::strcmp(isa, "a32") == 0;
   if (!a64 && !a32 && std::strcmp(isa, "t32") != 0) {
     std::fprintf(stderr, "unknown instruction set %s\n", isa);
