@@ -16,6 +16,7 @@
 #include "ete/element/resolver.hpp"
 #include "ete/element/compressor.hpp"
 #include "arm/register_field.hpp"
+#include "arm/instruction.hpp"
 #include "brbe/brbinf.hpp"
 #include "brbe/config.hpp"
 #include "brbe/cycle_count.hpp"
