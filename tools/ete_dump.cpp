@@ -424,7 +424,8 @@ std::string config_error(const ete::registers& regs) {
       g_elements || g_flow ? reader::status_for(regs) : ete::validate(regs);
   if (valid == ete::error_code::unsupported_config)
     return "TRCIDR8.MAXSPEC " + std::to_string(ete::config::from(regs).maxspec) +
-           " is more than --elements and --flow resolve (at most " + std::to_string(reader::max_maxspec) +
+           " is more than " + (g_flow ? "--flow" : "--elements") + " resolves (at most " +
+           std::to_string(reader::max_maxspec) +
            "; packets decode for every MAXSPEC)";
   return valid != ete::error_code::ok ? ete::error_message(valid) : std::string();
 }

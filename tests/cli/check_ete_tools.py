@@ -360,6 +360,56 @@ elif os.environ.get("TRACECODEC_REQUIRE_CONFORMANCE", "0") not in ("", "0"):
 else:
     print("note: no TRACECODEC_CONFORMANCE_DIR/snapshots/ete_ip: the real-buffer streaming check is skipped")
 
+# --flow: usage rules; a raw file with --memory per dump equals the snapshot's own decode; the
+# flow decode streamed in 64 KiB chunks equals the decode of one copy, repeated.
+rc, out, err = run([ete_dump, "--opencsd"])
+check(rc == 2 and "--opencsd only applies with --flow" in text(err), "--opencsd without --flow: %s %r" % (rc, text(err)))
+rc, out, err = run([ete_dump, "--memory", "x@0x1000"])
+check(rc == 2 and "only apply with --flow" in text(err), "--memory without --flow: %s %r" % (rc, text(err)))
+rc, out, err = run([ete_dump, "--flow"])
+check(rc == 2 and "--flow needs --snapshot DIR or a trace FILE" in text(err), "--flow alone: %s %r" % (rc, text(err)))
+rc, out, err = run([ete_dump, "--flow", "--elements", "--snapshot", good])
+check(rc == 2 and "exclude each other" in text(err), "--flow --elements: %s %r" % (rc, text(err)))
+rc, out, err = run([ete_dump, "--flow", "--arch", "v10.1", "--snapshot", good])
+check(rc == 2 and "--arch needs" in text(err), "--arch v10.1: %s %r" % (rc, text(err)))
+snap = os.path.join(conf, "snapshots", "ete_mem")
+if conf and os.path.exists(os.path.join(snap, "cpu_0.ini")):
+    with open(os.path.join(snap, "cpu_0.ini")) as f:
+        ini = f.read()
+    dumps = re.findall(r"^file=(\S+)\s*\naddress=(\S+)", ini, re.M)
+    with open(os.path.join(snap, "ETE_0_s1.ini")) as f:
+        sregs = {k: v for k, v in re.findall(r"^(TRC[A-Z0-9]+)=(\S+)", f.read(), re.M)}
+    reg_args = []
+    for k in ("TRCIDR0", "TRCIDR1", "TRCIDR2", "TRCIDR8", "TRCDEVARCH", "TRCCONFIGR"):
+        reg_args += ["--" + k.lower(), sregs[k]]
+    mem_args = []
+    for fname, addr in dumps:
+        mem_args += ["--memory", os.path.join(snap, fname) + "@" + addr]
+    rc, whole, err = run([ete_dump, "--snapshot", snap, "--flow", "--opencsd"])
+    check(rc == 0 and b"INSTR_RANGE" in whole, "ete_mem --flow --opencsd: %s %r" % (rc, text(err)))
+    rc, raw, err = run([ete_dump, os.path.join(snap, "session1.bin"), "--flow", "--opencsd",
+                        "--trctraceidr", sregs["TRCTRACEIDR"], "--arch", "newest"] + reg_args + mem_args)
+    check(rc == 0 and raw == b"\n".join(whole.split(b"\n")[1:]),
+          "raw file with --memory per dump = the snapshot's flow: %s %r" % (rc, text(err)))
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(snap, "session1.bin"), "rb") as f:
+            one = f.read()
+        big = os.path.join(tmp, "big.bin")
+        copies = 200000 // len(one) + 1
+        with open(big, "wb") as f:
+            f.write(one * copies)
+        rc, rep, err = run([ete_dump, big, "--flow", "--json"] + reg_args + mem_args)
+        rc1, single, _ = run([ete_dump, os.path.join(snap, "session1.bin"), "--flow", "--json"] + reg_args + mem_args)
+        ranges = lambda b: [l for l in text(b).splitlines() if '"instr_range"' in l]
+        strip = lambda l: re.sub(r'"offset":\d+,', "", l)
+        r_rep, r_one = ranges(rep), ranges(single)
+        check(rc == 0 and rc1 == 0 and len(r_rep) == copies * len(r_one) and
+              [strip(l) for l in r_rep[:len(r_one)]] == [strip(l) for l in r_one] and
+              [strip(l) for l in r_rep[-len(r_one):]] == [strip(l) for l in r_one],
+              "flow over %d copies streamed in chunks: %d ranges, one copy %d" % (copies, len(r_rep), len(r_one)))
+elif os.environ.get("TRACECODEC_REQUIRE_CONFORMANCE", "0") not in ("", "0"):
+    check(False, "TRACECODEC_REQUIRE_CONFORMANCE is set but %s is missing" % snap)
+
 if failures:
     print("%d of %d checks failed" % (failures, checks))
     sys.exit(1)
