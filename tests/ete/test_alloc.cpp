@@ -7,6 +7,7 @@
 #include <new>
 
 #include "common.hpp"
+#include "flow_model.hpp"
 
 #include <tracecodec/ete/element/compressor.hpp>
 #include <tracecodec/ete/element/reader.hpp>
@@ -20,8 +21,17 @@ void* operator new(std::size_t n) {
   if (void* p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
+// GCC, inlining these into the flow model's containers, pairs the free() with the builtin
+// operator new it assumes: the counting operator new above uses malloc.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 using namespace test;
 
@@ -116,5 +126,42 @@ TEST_CASE("element decode, resolution and compression allocate nothing") {
   const long after = g_allocs.load();
   CHECK(n > 0);
   CHECK(committed == 2000);
+  CHECK(after == before);
+}
+
+// A whole trace as a trace unit would write it (flow_model: a random A64 program, exceptions,
+// return stack, timestamps, cycle counts, Trace Info sync points) decoded to program flow, in
+// one call and in chunks: the element reader, resolver and analyzer allocate nothing.
+TEST_CASE("flow decoding allocates nothing") {
+  const registers regs{0x2801cea1, 0xd0001088, 0, 0x47705a13, 0x1811, 0};  // RS, TS, CCI
+  flow_model::choices ch{test::splitmix64{42}};
+  const flow_model::program p = flow_model::make_program(tracecodec::arm::instruction_set::a64, ch);
+  flow_model::run_options o;
+  o.instructions = 20000;
+  const flow_model::run_result run = flow_model::run(p, regs, ch, o);
+  error_code status;
+  const std::vector<std::uint8_t> bytes = flow_model::compress(regs, run.stream, status);
+  REQUIRE(status == error_code::ok);
+  program_image image(p.regions.data(), p.regions.size());
+  auto dec = std::make_unique<flow_decoder<>>(regs, image);
+  std::size_t instructions = 0, errors = 0, elements = 0;
+  auto on_flow = [&](const flow_element& f) {
+    ++elements;
+    if (f.kind == flow_kind::instruction_range) instructions += f.count;
+  };
+  auto on_error = [&](const diagnostic&) { ++errors; };
+  const long before = g_allocs.load();
+  dec->decode(bytes.data(), bytes.size(), on_flow, on_error);
+  const std::size_t whole = instructions;
+  dec->reset();
+  instructions = 0;
+  for (std::size_t at = 0; at < bytes.size(); at += 777)
+    dec->decode_part(bytes.data() + at, std::min<std::size_t>(777, bytes.size() - at), on_flow, on_error);
+  dec->decode_end(on_flow, on_error);
+  const long after = g_allocs.load();
+  CHECK(errors == 0);
+  CHECK(whole == run.executed.size());
+  CHECK(instructions == run.executed.size());
+  CHECK(elements > 1000);
   CHECK(after == before);
 }

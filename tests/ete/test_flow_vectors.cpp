@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: Apache-2.0
+// The analyzer's return stack (D9.5.3) by hand: committed elements fed to flow_analyzer, A64
+// code placed by hand, the expected instruction ranges worked out by hand.
+#include <doctest/doctest.h>
+
+#include <tracecodec/ete/flow/analyzer.hpp>
+#include <tracecodec/tracecodec.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+using namespace tracecodec::ete;
+
+namespace {
+
+// MAXSPEC 0, RETSTACK; TRCCONFIGR.RS (bit 12) on or off.
+constexpr registers rs_on{0x2801cea1, 0xd0001088, 0, 0x47705a13, 0x1001, 0};
+constexpr registers rs_off{0x2801cea1, 0xd0001088, 0, 0x47705a13, 0x0001, 0};
+
+constexpr std::uint32_t nop = 0xD503201F, ret = 0xD65F03C0, br_x1 = 0xD61F0020;
+constexpr std::uint32_t bl(std::uint64_t from, std::uint64_t to) {
+  return 0x94000000u | (static_cast<std::uint32_t>((to - from) / 4) & 0x3ffffff);
+}
+constexpr std::uint32_t beq(std::uint64_t from, std::uint64_t to) {  // B.EQ
+  return 0x54000000u | ((static_cast<std::uint32_t>((to - from) / 4) & 0x7ffff) << 5);
+}
+
+// A64 words at addresses, as one region per word run.
+struct image_builder {
+  std::vector<std::pair<std::uint64_t, std::vector<std::uint8_t>>> runs;
+  std::vector<memory_region> regions;
+  void at(std::uint64_t a, std::initializer_list<std::uint32_t> words) {
+    std::vector<std::uint8_t> b;
+    for (std::uint32_t w : words)
+      for (int i = 0; i < 4; ++i) b.push_back(static_cast<std::uint8_t>(w >> (8 * i)));
+    runs.emplace_back(a, std::move(b));
+  }
+  program_image image() {
+    regions.clear();
+    for (auto& r : runs) regions.push_back({r.first, r.second.data(), r.second.size(), memory_space::any});
+    return program_image(regions.data(), regions.size());
+  }
+};
+
+element el(element_kind k) {
+  element e{};
+  e.kind = k;
+  e.p0 = k == element_kind::atom || k == element_kind::exception;
+  return e;
+}
+element atom(bool taken) {
+  element e = el(element_kind::atom);
+  e.taken = taken;
+  return e;
+}
+element address(std::uint64_t a) {
+  element e = el(element_kind::target_address);
+  e.address = a;
+  return e;
+}
+element ctx_a64() {
+  element e = el(element_kind::context);
+  e.ctx.el = 1;
+  e.ctx.ns = true;
+  e.ctx.sf = true;
+  return e;
+}
+// Trace Info, Trace On, Context, address: the start of a trace.
+std::vector<element> start(std::uint64_t a) {
+  return {el(element_kind::trace_info), el(element_kind::trace_on), ctx_a64(), address(a)};
+}
+
+struct range {
+  std::uint64_t address, end;
+  std::uint32_t count;
+  bool taken;
+  bool operator==(const range&) const = default;
+};
+std::vector<range> analyze(const registers& regs, image_builder& ib, const std::vector<element>& in) {
+  program_image image = ib.image();
+  auto an = std::make_unique<flow_analyzer<>>(regs, image);
+  std::vector<range> out;
+  auto sink = [&](const flow_element& f) {
+    if (f.kind == flow_kind::instruction_range) out.push_back({f.address, f.end, f.count, f.taken});
+  };
+  an->begin(0, sink);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    element e = in[i];
+    e.offset = i;
+    an->process(e, sink);
+  }
+  an->end(in.size(), sink);
+  return out;
+}
+
+// main: 0x1000 BL 0x2000; 0x1004 NOP; 0x1008 B.EQ 0x1010.  0x2000: NOP; 0x2004 RET.
+image_builder call_and_return() {
+  image_builder ib;
+  ib.at(0x1000, {bl(0x1000, 0x2000), nop, beq(0x1008, 0x1010), nop});
+  ib.at(0x2000, {nop, ret});
+  return ib;
+}
+
+}  // namespace
+
+TEST_CASE("return stack: BL traced E pushes, RET with no Target Address pops (D9.5.3)") {
+  image_builder ib = call_and_return();
+  std::vector<element> in = start(0x1000);
+  in.insert(in.end(), {atom(true), atom(true), atom(false)});  // BL E, RET E (no address), B.EQ N
+  // R_HYMQH: BL pushes 0x1004; R_WGHSB: the RET's target is the top entry.
+  const std::vector<range> want = {{0x1000, 0x1004, 1, true}, {0x2000, 0x2008, 2, true},
+                                   {0x1004, 0x100c, 2, false}};
+  CHECK(analyze(rs_on, ib, in) == want);
+}
+
+TEST_CASE("return stack: a Target Address after the RET means no pop") {
+  // 0x1000 BL 0x2000; 0x1004 NOP; 0x1008 B.EQ 0x1010; 0x100c BR X1.  0x2000 NOP; 0x2004 RET.
+  image_builder ib;
+  ib.at(0x1000, {bl(0x1000, 0x2000), nop, beq(0x1008, 0x1010), br_x1});
+  ib.at(0x2000, {nop, ret});
+  std::vector<element> in = start(0x1000);
+  // BL E; RET E with its address (0x1008 did not match the trace unit's stack); B.EQ N; BR E
+  // without an address: the entry 0x1004 is still there, and is its target; B.EQ N.
+  in.insert(in.end(), {atom(true), atom(true), address(0x1008), atom(false), atom(true), atom(false)});
+  const std::vector<range> want = {{0x1000, 0x1004, 1, true}, {0x2000, 0x2008, 2, true},
+                                   {0x1008, 0x100c, 1, false}, {0x100c, 0x1010, 1, true},
+                                   {0x1004, 0x100c, 2, false}};
+  CHECK(analyze(rs_on, ib, in) == want);
+}
+
+TEST_CASE("return stack: with TRCCONFIGR.RS 0 nothing is popped; analysis waits for an address") {
+  image_builder ib = call_and_return();
+  std::vector<element> in = start(0x1000);
+  in.insert(in.end(), {atom(true), atom(true), atom(false), address(0x1004), atom(false)});
+  // The first B.EQ atom comes while the RET's target is unknown: no range for it.
+  const std::vector<range> want = {{0x1000, 0x1004, 1, true}, {0x2000, 0x2008, 2, true},
+                                   {0x1004, 0x100c, 2, false}};
+  CHECK(analyze(rs_off, ib, in) == want);
+}
+
+TEST_CASE("return stack: depth 15, the 16th push drops the oldest (R_XSVZC, D6.11.4 R_ZSDVQ)") {
+  // main 0x1000: BL f0; 0x1004 NOP; 0x1008 B.EQ. f_i at 0x10000 + 0x100 i (i = 0..14):
+  // BL f_(i+1); RET. f15: RET. 16 calls, 16 returns.
+  image_builder ib;
+  ib.at(0x1000, {bl(0x1000, 0x10000), nop, beq(0x1008, 0x1010), nop});
+  for (std::uint64_t i = 0; i < 15; ++i) {
+    const std::uint64_t f = 0x10000 + 0x100 * i;
+    ib.at(f, {bl(f, f + 0x100), ret});
+  }
+  ib.at(0x10000 + 0x100 * 15, {ret});
+  std::vector<element> in = start(0x1000);
+  for (int i = 0; i < 16; ++i) in.push_back(atom(true));  // the calls
+  for (int i = 0; i < 16; ++i) in.push_back(atom(true));  // the returns, no addresses
+  in.push_back(atom(false));    // the 16th return found no entry: this atom is not analyzed
+  in.push_back(address(0x1004));  // the trace unit's address for it (its stack is 15 deep too)
+  in.push_back(atom(false));
+  std::vector<range> want;
+  want.push_back({0x1000, 0x1004, 1, true});
+  for (std::uint64_t i = 0; i < 16; ++i) want.push_back({0x10000 + 0x100 * i, 0x10000 + 0x100 * i + 4, 1, true});
+  for (std::uint64_t i = 15; i-- > 0;)  // 15 pops: f14+4 .. f0+4, each a RET
+    want.push_back({0x10000 + 0x100 * i + 4, 0x10000 + 0x100 * i + 8, 1, true});
+  want.push_back({0x1004, 0x100c, 2, false});
+  CHECK(analyze(rs_on, ib, in) == want);
+}
+
+TEST_CASE("return stack: a BL that a Mispredict turns to N keeps its entry (I_GBVND)") {
+  // 0x1000 BL 0x2000 (E, then a committed Mispredict: N); 0x1004 NOP; 0x1008 BR X1 (E, no
+  // address): the entry 0x1004 pushed for the BL is its target (D9.5.3 Note).
+  image_builder ib;
+  ib.at(0x1000, {bl(0x1000, 0x2000), nop, br_x1, nop});
+  std::vector<element> in = start(0x1000);
+  in.insert(in.end(), {atom(true), el(element_kind::mispredict), atom(true), atom(false)});
+  const std::vector<range> want = {{0x1000, 0x1004, 1, false}, {0x1004, 0x100c, 2, true},
+                                   {0x1004, 0x100c, 2, false}};
+  CHECK(analyze(rs_on, ib, in) == want);
+}
+
+TEST_CASE("return stack: a BL first traced N and corrected to E does not push (R_NYHFH)") {
+  image_builder ib = call_and_return();
+  std::vector<element> in = start(0x1000);
+  in.insert(in.end(), {atom(false), el(element_kind::mispredict), atom(true), atom(false)});
+  // The RET's target is unknown: the B.EQ atom after it is not analyzed.
+  const std::vector<range> want = {{0x1000, 0x1004, 1, true}, {0x2000, 0x2008, 2, true}};
+  CHECK(analyze(rs_on, ib, in) == want);
+}
+
+TEST_CASE("return stack: Trace Info and Trace On clear it (D9.5.9, D9.5.10)") {
+  for (const element_kind restart : {element_kind::trace_info, element_kind::trace_on}) {
+    CAPTURE(element_name(restart));
+    image_builder ib = call_and_return();
+    std::vector<element> in = start(0x1000);
+    // BL E; restart; Context and the address again; RET E (no address); B.EQ N: no entry.
+    in.insert(in.end(), {atom(true), el(restart), ctx_a64(), address(0x2000), atom(true), atom(false)});
+    const std::vector<range> want = {{0x1000, 0x1004, 1, true}, {0x2000, 0x2008, 2, true}};
+    CHECK(analyze(rs_on, ib, in) == want);
+  }
+}
+
+TEST_CASE("return stack: a Trace Info after the RET resolves it first (D9.5.9 CheckForReturnStackMatch)") {
+  image_builder ib = call_and_return();
+  std::vector<element> in = start(0x1000);
+  in.insert(in.end(), {atom(true), atom(true), el(element_kind::trace_info), atom(false)});
+  const std::vector<range> want = {{0x1000, 0x1004, 1, true}, {0x2000, 0x2008, 2, true},
+                                   {0x1004, 0x100c, 2, false}};
+  CHECK(analyze(rs_on, ib, in) == want);
+}
+
+TEST_CASE("return stack: an Exception after the RET pops before walking (D9.5.6.1)") {
+  image_builder ib = call_and_return();
+  std::vector<element> in = start(0x1000);
+  element x = el(element_kind::exception);
+  x.address = 0x1008;  // preferred return address: after the NOP at 0x1004
+  x.exception_type = 0xe;
+  in.insert(in.end(), {atom(true), atom(true), x});
+  const std::vector<range> want = {{0x1000, 0x1004, 1, true}, {0x2000, 0x2008, 2, true},
+                                   {0x1004, 0x1008, 1, true}};
+  CHECK(analyze(rs_on, ib, in) == want);
+}
