@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: Apache-2.0
+// Program flow: the fixed configuration against the run-time one, memory that is not there
+// (address_not_accessible), the reader callback form of the image, and the walk limit.
+#include <doctest/doctest.h>
+
+#include <tracecodec/ete/flow/decoder.hpp>
+#include <tracecodec/ete/packet/encoder.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+using namespace tracecodec::ete;
+
+namespace {
+
+// A loop calling a function three times (examples/program_flow.cpp).
+constexpr std::uint32_t loop_code[] = {
+    0xd2800060,  // 0x400000  mov  x0, #3
+    0x94000007,  // 0x400004  bl   0x400020
+    0xf1000400,  // 0x400008  subs x0, x0, #1
+    0x54ffffc1,  // 0x40000c  b.ne 0x400004
+    0x14000000,  // 0x400010  b    .
+    0xd503201f, 0xd503201f, 0xd503201f,
+    0xd503201f,  // 0x400020  nop
+    0xd65f03c0,  // 0x400024  ret
+};
+constexpr registers unit_regs = presets::ete_1_0;
+
+struct trace_builder {
+  encoder<runtime_config> enc{unit_regs};
+  std::vector<std::uint8_t> bytes;
+  void put(const packet& p) {
+    std::uint8_t buf[32];
+    const encode_result r = enc.encode(p, buf, sizeof buf);
+    REQUIRE(r);
+    bytes.insert(bytes.end(), buf, buf + r.size);
+  }
+  void kind(packet_kind k) {
+    packet p{};
+    p.kind = k;
+    put(p);
+  }
+  void start(std::uint64_t address) {
+    kind(packet_kind::async);
+    kind(packet_kind::trace_info);
+    kind(packet_kind::trace_on);
+    packet p{};
+    p.kind = packet_kind::address_ctx_64_is0;
+    p.address = address;
+    p.ctx.ns = true;
+    p.ctx.sf = true;
+    put(p);
+  }
+  void atom(bool taken) {
+    packet p{};
+    p.kind = packet_kind::atom_f1;
+    p.atom_count = 1;
+    p.atoms = taken ? 1u : 0u;
+    put(p);
+  }
+  void address(std::uint64_t a) {
+    packet p{};
+    p.kind = packet_kind::address_64_is0;
+    p.address = a;
+    put(p);
+  }
+};
+
+std::vector<std::uint8_t> loop_trace() {
+  trace_builder t;
+  t.start(0x400000);
+  for (int i = 0; i < 3; ++i) {
+    t.atom(true);
+    t.atom(true);
+    t.address(0x400008);
+    t.atom(i < 2);
+  }
+  t.atom(true);
+  return t.bytes;
+}
+
+template <class Decoder>
+std::vector<flow_element> decode_all(Decoder& d, const std::vector<std::uint8_t>& trace) {
+  std::vector<flow_element> out;
+  unsigned errors = 0;
+  d.decode(trace.data(), trace.size(), [&](const flow_element& f) { out.push_back(f); },
+           [&](const diagnostic&) { ++errors; });
+  CHECK(errors == 0);
+  return out;
+}
+
+const std::uint8_t* code_bytes() { return reinterpret_cast<const std::uint8_t*>(loop_code); }
+
+}  // namespace
+
+TEST_CASE("flow: a fixed configuration gives what the run-time one gives") {
+  const std::vector<std::uint8_t> trace = loop_trace();
+  const memory_region regions[] = {{0x400000, code_bytes(), sizeof loop_code, memory_space::any}};
+  program_image image(regions, 1);
+  auto fixed = std::make_unique<flow_decoder<fixed_config<unit_regs>>>(image);
+  auto runtime = std::make_unique<flow_decoder<>>(unit_regs, image);
+  const std::vector<flow_element> a = decode_all(*fixed, trace), b = decode_all(*runtime, trace);
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i] == b[i]);
+  unsigned ranges = 0, instructions = 0;
+  for (const flow_element& f : a)
+    if (f.kind == flow_kind::instruction_range) ++ranges, instructions += f.count;
+  CHECK(ranges == 10);
+  CHECK(instructions == 17);
+  CHECK(a.front().kind == flow_kind::no_sync);
+  CHECK(a.back().kind == flow_kind::end_of_trace);
+}
+
+TEST_CASE("flow: memory that is not there gives address_not_accessible, then waits for an address") {
+  const std::vector<std::uint8_t> trace = loop_trace();
+  // Only the function at 0x400020 is in the image: the loop's code is missing.
+  const memory_region regions[] = {
+      {0x400020, code_bytes() + 0x20, sizeof loop_code - 0x20, memory_space::any}};
+  program_image image(regions, 1);
+  auto d = std::make_unique<flow_decoder<>>(unit_regs, image);
+  const std::vector<flow_element> out = decode_all(*d, trace);
+  unsigned nacc = 0;
+  for (const flow_element& f : out) {
+    if (f.kind == flow_kind::address_not_accessible) {
+      ++nacc;
+      CHECK(f.address >= 0x400000);
+      CHECK(f.address < 0x400020);
+      CHECK(f.space == memory_space::el1n);  // EL0, Non-secure
+    }
+    if (f.kind == flow_kind::instruction_range) CHECK(f.address >= 0x400020);  // nothing invented
+  }
+  // The first atom, then the atom after each of the three returns (to 0x400008, missing).
+  CHECK(nacc == 4);
+}
+
+namespace {
+struct served {
+  const std::uint8_t* data;
+  std::size_t size;
+  std::uint64_t base;
+  unsigned calls = 0;
+};
+std::size_t serve(void* context, std::uint64_t address, std::uint8_t, std::uint8_t* out,
+                  std::size_t size) noexcept {
+  auto* s = static_cast<served*>(context);
+  ++s->calls;
+  if (address < s->base || address - s->base >= s->size) return 0;
+  const std::size_t at = static_cast<std::size_t>(address - s->base);
+  const std::size_t n = s->size - at < size ? s->size - at : size;
+  std::memcpy(out, s->data + at, n);
+  return n;
+}
+}  // namespace
+
+TEST_CASE("flow: the reader callback serves what a region serves") {
+  const std::vector<std::uint8_t> trace = loop_trace();
+  const memory_region regions[] = {{0x400000, code_bytes(), sizeof loop_code, memory_space::any}};
+  program_image with_region(regions, 1);
+  served s{code_bytes(), sizeof loop_code, 0x400000};
+  program_image with_reader;
+  with_reader.set_reader(serve, &s);
+  auto a = std::make_unique<flow_decoder<>>(unit_regs, with_region);
+  auto b = std::make_unique<flow_decoder<>>(unit_regs, with_reader);
+  const std::vector<flow_element> x = decode_all(*a, trace), y = decode_all(*b, trace);
+  REQUIRE(x.size() == y.size());
+  for (std::size_t i = 0; i < x.size(); ++i) CHECK(x[i] == y[i]);
+  CHECK(s.calls > 0);
+}
+
+TEST_CASE("flow: a walk that meets no P0 instruction stops at the walk limit") {
+  // 80000 NOPs: an atom from the first one finds no P0 instruction within flow_walk_limit.
+  std::vector<std::uint32_t> nops(80000, 0xd503201f);
+  const memory_region regions[] = {{0x100000, reinterpret_cast<const std::uint8_t*>(nops.data()),
+                                    nops.size() * 4, memory_space::any}};
+  program_image image(regions, 1);
+  trace_builder t;
+  t.start(0x100000);
+  t.atom(true);
+  t.address(0x100000);
+  t.atom(true);
+  auto d = std::make_unique<flow_decoder<>>(unit_regs, image);
+  const std::vector<flow_element> out = decode_all(*d, t.bytes);
+  unsigned limits = 0, instructions = 0;
+  for (const flow_element& f : out) {
+    if (f.kind == flow_kind::no_sync && f.reason == sync_reason::walk_limit) ++limits;
+    if (f.kind == flow_kind::instruction_range) {
+      instructions += f.count;
+      CHECK(f.last_type == tracecodec::arm::instruction_type::other);
+    }
+  }
+  CHECK(limits == 2);
+  CHECK(instructions == 2 * flow_walk_limit);
+}
