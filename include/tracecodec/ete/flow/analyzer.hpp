@@ -480,15 +480,21 @@ class flow_analyzer {
     awaiting_target_ = false;
   }
 
+  // What a P0 element (Atom, Source Address, Q) does first: a return stack match if one is
+  // pending (D9.5.18.2), then it is analyzed only with both address and context known.
+  constexpr bool ready_for_p0() noexcept {
+    check_return_stack();
+    if (sync_ == sync::address) sync_ = sync::none;
+    return sync_ == sync::full;
+  }
+
   // D9.5.4: each atom of an atom element (a run, or a single atom).
   template <class Out>
   TRACECODEC_HOT constexpr void atoms(const element& e, Out& out) noexcept {
     const unsigned n = atom_count(e);
     for (unsigned k = 0; k < n; ++k) {
       if (pending_) flush(out);
-      check_return_stack();
-      if (sync_ == sync::address) sync_ = sync::none;
-      if (sync_ != sync::full) continue;
+      if (!ready_for_p0()) continue;
       atom(atom_taken(e, k), e.offset, out);
     }
   }
@@ -713,9 +719,7 @@ class flow_analyzer {
   // D9.5.7: instructions up to and including the one at the source address; it was taken.
   template <class Out>
   constexpr void source(const element& e, Out& out) noexcept {
-    check_return_stack();
-    if (sync_ == sync::address) sync_ = sync::none;
-    if (sync_ != sync::full) return;
+    if (!ready_for_p0()) return;
     const std::uint64_t src = mask(e.address);
     if (!walk([src](std::uint64_t a) { return a <= src; }, true, e.offset, out)) return;
     // The last instruction was taken (D9.5.7 R_YJHMV).
@@ -736,9 +740,7 @@ class flow_analyzer {
   // which ends where the Target Address after it says.
   template <class Out>
   constexpr void q(const element& e, Out& out) noexcept {
-    check_return_stack();
-    if (sync_ == sync::address) sync_ = sync::none;
-    if (sync_ != sync::full) return;
+    if (!ready_for_p0()) return;
     const bool known = !e.is(element_flag::count_unknown);
     if (known && e.count != 0 && e.count <= flow_walk_limit && q_walk(e, out)) {
       sync_ = sync::context;  // the next Target Address says where execution went

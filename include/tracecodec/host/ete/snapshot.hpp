@@ -236,31 +236,10 @@ inline bool parse_u64(std::string_view s, std::uint64_t& out) {
   return true;
 }
 
-// Parses an unsigned 32-bit value: "0x"/"0X" followed by hex digits, or decimal digits.
-// Surrounding blanks are ignored. False (and `out` untouched) on anything else or overflow.
+// Parses an unsigned 32-bit value as parse_u64 does; false also when it exceeds 32 bits.
 inline bool parse_u32(std::string_view s, std::uint32_t& out) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  unsigned base = 10;
-  if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s.remove_prefix(2);
-  }
-  if (s.empty()) return false;
   std::uint64_t v = 0;
-  for (const char ch : s) {
-    unsigned d;
-    if (ch >= '0' && ch <= '9')
-      d = static_cast<unsigned>(ch - '0');
-    else if (base == 16 && ch >= 'a' && ch <= 'f')
-      d = static_cast<unsigned>(ch - 'a' + 10);
-    else if (base == 16 && ch >= 'A' && ch <= 'F')
-      d = static_cast<unsigned>(ch - 'A' + 10);
-    else
-      return false;
-    v = v * base + d;
-    if (v > 0xffffffffu) return false;
-  }
+  if (!parse_u64(s, v) || v > 0xffffffffu) return false;
   out = static_cast<std::uint32_t>(v);
   return true;
 }
