@@ -147,8 +147,8 @@ class flow_analyzer {
   // One committed element (the resolver's output). out(const flow_element&).
   template <class Out>
   TRACECODEC_HOT constexpr void process(const element& e, Out& out) noexcept {
-    if (e.kind == element_kind::atom && !pending_ && !q_pending_) {
-      atoms(e, out);  // the common case first
+    if (e.kind == element_kind::atom && !q_pending_) {
+      atoms(e, out);  // the common case first (it passes the held range on itself)
       return;
     }
     if (e.kind == element_kind::mispredict) {
