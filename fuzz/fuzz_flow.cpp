@@ -41,7 +41,8 @@ std::size_t read_memory(void* ctx, std::uint64_t address, std::uint8_t space, st
                         std::size_t size) noexcept {
   const auto& r = *static_cast<const reader_state*>(ctx);
   if ((space & r.space) == 0 || address - r.base >= 0x20000) return 0;
-  const std::size_t n = r.chunk < size ? r.chunk : size;
+  // The memory must not depend on where a read starts: it ends at base + 128 KiB.
+  const std::size_t n = std::min<std::uint64_t>({r.chunk, size, r.base + 0x20000 - address});
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint64_t a = address + i;
     out[i] = r.pool_size ? r.pool[a % r.pool_size]
