@@ -12,7 +12,8 @@
 // Checks: instruction ranges are well formed (count >= 1, end != start, 4 bytes per A64/A32
 // instruction, 2-4 per T32 one, at most one walk long), bounded work, one end_of_trace, last;
 // the whole buffer, random chunks, and chunks after reset() (block cache
-// kept) give the same flow and diagnostics; status() agrees with validate(). Every word of
+// kept) give the same flow and diagnostics, and so does a reader delivering 256 bytes at a
+// time; status() agrees with validate(). Every word of
 // the regions goes through the three classifier entry points.
 #include <algorithm>
 #include <memory>
@@ -257,6 +258,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   decode_chunks(*b, in, in.seed, chunked);
   FUZZ_CHECK(chunked.flow == whole.flow);
   FUZZ_CHECK(chunked.errors == whole.errors);
+
+  // Memory from the reader does not depend on how many bytes it delivers at a time.
+  if (in.has_reader && in.reader.chunk < program_image::fetch_size) {
+    input full = in;
+    full.reader.chunk = program_image::fetch_size;
+    image_holder img_c(full);
+    flow_run c;
+    std::make_unique<decoder_type>(in.regs, img_c.image, opt)->decode(in.trace, in.n, c, c);
+    FUZZ_CHECK(c.flow == whole.flow);
+  }
 
   // A second session on the same decoder (its block cache kept): the same, but for the reason
   // of the opening no_sync.
