@@ -2,7 +2,8 @@
 # Writes the seed corpora of every fuzz target into a work directory (never into the
 # repository): the conformance buffers of ../shared/conformance/ete (or
 # $TRACECODEC_CONFORMANCE_DIR), framed for each target, and traces made by the project's own
-# encoder. Needs a build with -Dfuzzers=true.
+# encoder; for the flow target, each buffer with windows of its snapshot's memory dumps.
+# Needs a build with -Dfuzzers=true.
 #   fuzz/make_corpus.sh BUILD_DIR WORK_DIR      -> WORK_DIR/seeds/<target>/, WORK_DIR/seeds/raw/
 set -eu
 if [ $# -ne 2 ]; then

@@ -96,6 +96,57 @@ bytes encoder_trace(const registers& regs, std::mt19937_64& rng, unsigned packet
   return out;
 }
 
+// The flow target's input (fuzz_flow.cpp): the buffer's registers (raw), the snapshot's
+// architecture, and up to three 16 KiB windows of its memory dumps around the first
+// addresses its packets give (the start of the first dump if none is in a dump).
+bytes flow_seed(const tracecodec::ete::snapshot::loaded& snap, const tracecodec::ete::snapshot::buffer& b) {
+  std::vector<std::uint64_t> starts;  // addresses in the packets (the flow decoder compiles
+  {                                    // too slowly here under the sanitizers)
+    auto dec = std::make_unique<decoder<runtime_config>>(b.regs);
+    dec->decode(
+        b.data.data(), b.data.size(),
+        [&](const packet& p) {
+          if (p.address != 0 && starts.size() < 4096) starts.push_back(p.address);
+        },
+        [](const diagnostic&) {});
+  }
+  struct window {
+    std::uint64_t address;
+    const std::uint8_t* data;
+    std::size_t size;
+    std::uint8_t space;
+  };
+  std::vector<window> windows;
+  for (const std::uint64_t a : starts) {
+    if (windows.size() == 3) break;
+    bool seen = false;
+    for (const window& w : windows) seen = seen || (a >= w.address && a - w.address < w.size);
+    const memory_region* r = nullptr;
+    for (const memory_region& x : snap.regions)
+      if (a >= x.address && a - x.address < x.size) r = r ? r : &x;
+    if (seen || !r) continue;
+    const std::uint64_t from = std::max(r->address, (a & ~std::uint64_t{0xfff}) - std::min<std::uint64_t>(a & ~std::uint64_t{0xfff}, 0x1000));
+    const std::size_t at = static_cast<std::size_t>(from - r->address);
+    windows.push_back({from, r->data + at, std::min<std::size_t>(r->size - at, 0x4000), r->space});
+  }
+  if (windows.empty() && !snap.regions.empty()) {
+    const memory_region& r = snap.regions[0];
+    windows.push_back({r.address, r.data, std::min<std::size_t>(r.size, 0x1000), r.space});
+  }
+  if (windows.empty()) windows.push_back({0, nullptr, 0, memory_space::any});
+  bytes out = raw_prefix(b.regs);
+  out[0] = 8;  // raw registers
+  out.insert(out.begin() + 1, {static_cast<std::uint8_t>(snap.arch), 0, 0,
+                               static_cast<std::uint8_t>(windows.size() - 1)});
+  for (const window& w : windows) {
+    const std::uint8_t h[4] = {0, w.space, static_cast<std::uint8_t>(w.size), static_cast<std::uint8_t>(w.size >> 8)};
+    out.insert(out.end(), h, h + 4);
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(w.address >> (8 * i)));
+    if (w.size) out.insert(out.end(), w.data, w.data + w.size);
+  }
+  return cat(out, b.data);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -141,6 +192,7 @@ int main(int argc, char** argv) {
         if (b.data.empty()) continue;
         const std::string name = s.filename().string() + "-" + std::to_string(i);
         write(out / "raw", name + ".bin", b.data);
+        write(out / "flow", name, flow_seed(snap, b));
         add_trace(name + "-rt", raw_prefix(b.regs), b.data);
         if (const int pi = preset_index(b.regs); pi >= 0) {
           if (static_cast<unsigned>(pi) < fixed_count)
@@ -159,6 +211,9 @@ int main(int argc, char** argv) {
       const bytes t = encoder_trace(fixed_regs[i], rng, k == 0 ? 40 : 400);
       const std::string name = "encoder-cfg" + std::to_string(i) + "-" + std::to_string(k);
       if (i < fixed_count) add_trace(name + "-fixed", bytes{static_cast<std::uint8_t>(sel_fixed + i)}, t);
+      // The flow target: no region, a reader callback serving hashed bytes near 0.
+      if (k == 0)
+        write(out / "flow", name, cat(bytes{static_cast<std::uint8_t>(i), 18, 0, 0, 0x7c, 1, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, t));
       add_trace(name + "-rt", bytes{static_cast<std::uint8_t>(sel_runtime_preset + i)}, t);
     }
   }

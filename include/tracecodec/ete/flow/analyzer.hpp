@@ -430,30 +430,35 @@ class flow_analyzer {
 
   // Classifies the instruction at `at` in the current set; false if memory is not there.
   constexpr bool fetch(std::uint64_t at, std::uint8_t spc, arm::instruction_info& i) noexcept {
-    program_image::view v = image_->find(at, spc);
+    std::uint8_t b[4];
     if (set_ == arm::instruction_set::t32) {
-      if (v.size < 2) return false;
-      const std::uint16_t first = static_cast<std::uint16_t>(v.data[0] | (v.data[1] << 8));
+      if (!read(at, spc, b, 2)) return false;
+      const std::uint16_t first = static_cast<std::uint16_t>(b[0] | (b[1] << 8));
       std::uint16_t second = 0;
-      const bool wide = (first >> 11) >= 0x1d;  // 0b11101, 0b11110, 0b11111: 32-bit (A6.1)
-      if (wide) {
-        if (v.size >= 4) {
-          second = static_cast<std::uint16_t>(v.data[2] | (v.data[3] << 8));
-        } else {
-          program_image::view w = image_->find(at + 2, spc);
-          if (w.size < 2) return false;
-          second = static_cast<std::uint16_t>(w.data[0] | (w.data[1] << 8));
-        }
+      if ((first >> 11) >= 0x1d) {  // 0b11101, 0b11110, 0b11111: 32-bit (A6.1)
+        if (!read(at + 2, spc, b + 2, 2)) return false;
+        second = static_cast<std::uint16_t>(b[2] | (b[3] << 8));
       }
       i = classify_.t32(first, second);
       return true;
     }
-    if (v.size < 4) return false;  // a word split across regions is not supported
-    const std::uint32_t w = static_cast<std::uint32_t>(v.data[0]) |
-                            (static_cast<std::uint32_t>(v.data[1]) << 8) |
-                            (static_cast<std::uint32_t>(v.data[2]) << 16) |
-                            (static_cast<std::uint32_t>(v.data[3]) << 24);
+    if (!read(at, spc, b, 4)) return false;
+    const std::uint32_t w = static_cast<std::uint32_t>(b[0]) | (static_cast<std::uint32_t>(b[1]) << 8) |
+                            (static_cast<std::uint32_t>(b[2]) << 16) |
+                            (static_cast<std::uint32_t>(b[3]) << 24);
     i = set_ == arm::instruction_set::a64 ? classify_.a64(w) : classify_.a32(w);
+    return true;
+  }
+
+  // n bytes at `at`, from as many views as they take: a view may end inside an instruction
+  // (adjoining regions, or a reader callback that delivered fewer bytes), and whether it does
+  // must not depend on where an earlier read began.
+  constexpr bool read(std::uint64_t at, std::uint8_t spc, std::uint8_t* out, unsigned n) noexcept {
+    for (unsigned k = 0; k < n;) {
+      const program_image::view v = image_->find(at + k, spc);
+      if (v.size == 0) return false;
+      for (std::size_t j = 0; j < v.size && k < n; ++j) out[k++] = v.data[j];
+    }
     return true;
   }
 
