@@ -390,6 +390,34 @@ TEST_CASE("elements r2: implied commit count is depth - MAXSPEC") {
   CHECK(p.depth() == 6);
 }
 
+// FUZZ-FINDING: 10 (resolver, fuzz/README.md): the resolver took a Commit or Cancel of unseen P0 elements one element at a
+// time, so a Trace Info SPEC of 2^32 - 1 and a Commit of as many took seconds per packet (a
+// 1 KiB input of the flow fuzz target ran 33 s). The counts are 32-bit ULEBs (D6.11, Commit
+// and Trace Info SPEC). The time limit is generous for a few packets and far below the
+// element-by-element cost (several seconds here).
+TEST_CASE("elements r2: a Commit or Cancel of 2^32 - 1 unseen elements is one step" *
+          doctest::timeout(0.5)) {
+  pipeline p(regs(255));
+  p.feed(async());
+  CHECK(p.feed({0x01, 0x04, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F}) == "TI:4294967295");
+  CHECK(p.feed({0x2D, 0xFE, 0xFF, 0xFF, 0xFF, 0x0F}) == "C4294967294");
+  CHECK(p.stage2.speculative() == 1);
+  CHECK(p.feed({0xF7}) == "E");
+  CHECK(p.stage2.speculative() == 2);
+  CHECK(p.feed({0x2D, 0x02}) == "C2");  // the last unseen element, then the atom
+  CHECK(p.resolved() == "TI:4294967295 E");
+  // Cancel: MAXSPEC 2^32 - 1 (no implied commits), SPEC 2^32 - 2 and one atom; a Cancel of 2^32 - 1 takes the atom and every unseen
+  // element at once (D9.3.4.1: the youngest first).
+  pipeline q(regs(0xFFFFFFFFu));
+  q.feed(async());
+  CHECK(q.feed({0x01, 0x04, 0xFE, 0xFF, 0xFF, 0xFF, 0x0F}) == "TI:4294967294");
+  CHECK(q.feed({0xF7}) == "E");
+  CHECK(q.feed({0x2E, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F}) == "X4294967295");
+  CHECK(q.stage2.speculative() == 0);
+  CHECK(q.feed({0xF6, 0x2D, 0x01}) == "N C1");
+  CHECK(q.resolved() == "TI:4294967294 N");
+}
+
 TEST_CASE("elements r2: atoms inside a Cancel packet imply commits too") {
   // MAXSPEC 2: E, E (depth 2); Cancel F2 A=01: HandleAtom(E) -> 3 > 2 -> Commit(1), depth 2;
   // Cancel 1 -> 1; Mispredict.
