@@ -193,3 +193,46 @@ TEST_CASE("flow: a walk that meets no P0 instruction stops at the walk limit") {
   CHECK(limits == 2);
   CHECK(instructions == 2 * flow_walk_limit);
 }
+
+// MAXSPEC 15 with the return stack (TRCCONFIGR.RS): the Mispredict is resolved in stage 2,
+// behind its uncommitted atom. 0x1000 BL 0x2000 traced E, then a Mispredict (N); 0x1004 NOP;
+// 0x1008 BR X1 traced E with no Target Address; then N. The BL's push stays although its
+// final status is N (D9.5.3 I_GBVND, R_HYMQH), so the BR's target is 0x1004. A resolver that
+// applied the Mispredict before the analysis would show the BL as N and push nothing: the BR's
+// target would be unknown and the last atom not analyzed.
+TEST_CASE("flow: with MAXSPEC > 0 a BL that a Mispredict turns to N keeps its return-stack entry") {
+  constexpr std::uint32_t code[] = {
+      0x94000400,  // 0x1000  bl   0x2000
+      0xd503201f,  // 0x1004  nop
+      0xd61f0020,  // 0x1008  br   x1
+      0xd503201f,  // 0x100c  nop
+  };
+  registers regs = unit_regs;
+  regs.trcidr0 |= 1u << 9;     // TRCIDR0.RETSTACK
+  regs.trcidr8 = 15;           // MAXSPEC
+  regs.trcconfigr |= 1u << 12;  // TRCCONFIGR.RS
+  trace_builder t;
+  t.start(0x1000);
+  t.atom(true);
+  t.bytes.push_back(0x30);  // Mispredict packet, A = 0b00: the Mispredict alone (D5.7)
+  t.atom(true);
+  t.atom(false);
+  t.bytes.insert(t.bytes.end(), {0x2D, 0x03});  // Commit 3
+  const memory_region regions[] = {
+      {0x1000, reinterpret_cast<const std::uint8_t*>(code), sizeof code, memory_space::any}};
+  program_image image(regions, 1);
+  auto d = std::make_unique<flow_decoder<>>(regs, image);
+  REQUIRE(d->status() == error_code::ok);
+  struct r {
+    std::uint64_t address, end;
+    std::uint32_t count;
+    bool taken;
+    bool operator==(const r&) const = default;
+  };
+  std::vector<r> ranges;
+  for (const flow_element& f : decode_all(*d, t.bytes))
+    if (f.kind == flow_kind::instruction_range) ranges.push_back({f.address, f.end, f.count, f.taken});
+  const std::vector<r> want = {{0x1000, 0x1004, 1, false}, {0x1004, 0x100c, 2, true},
+                               {0x1004, 0x100c, 2, false}};
+  CHECK(ranges == want);
+}

@@ -71,6 +71,8 @@ class element_reader {
   constexpr std::uint64_t last_packet_offset() const noexcept { return last_packet_; }
   // Pass Discard elements on after what they leave (the analysis stage needs them: D9.5.13).
   constexpr void pass_discards(bool on) noexcept { resolve_.pass_discards(on); }
+  // Pass Mispredicts on after their atom instead of applying them (resolver::pass_mispredicts).
+  constexpr void pass_mispredicts(bool on) noexcept { resolve_.pass_mispredicts(on); }
 
   // Starts a new session: every layer back to its state before the first byte.
   constexpr void reset() noexcept {

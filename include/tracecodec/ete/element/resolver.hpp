@@ -133,6 +133,12 @@ class resolver {
   // Deliver each Discard element after the elements it lets through (D9.3.5.1), for an
   // analysis stage (D9.5.13 AnalyzeDiscard). Off by default.
   constexpr void pass_discards(bool on) noexcept { pass_discards_ = on; }
+  // Deliver the Mispredicts queued behind an atom as elements right after it, the atom with the
+  // status it was first traced with, instead of applying them to it. The analysis stage needs
+  // the first status: a Branch with Link traced E pushes the return stack even if a Mispredict
+  // turns it to N, and one traced N does not push when corrected to E (D9.5.3 R_HYMQH,
+  // I_GBVND; D6 R_NYHFH); D9.5.11 then applies each Mispredict. Off by default.
+  constexpr void pass_mispredicts(bool on) noexcept { pass_mispredicts_ = on; }
 
   // Takes one stage-1 element; calls out(const element&) for every element that becomes
   // committed, and err(const diagnostic&) when a bounded queue overflows (once per episode).
@@ -487,6 +493,20 @@ class resolver {
     }
     return flip;
   }
+  // pass_mispredicts(true): the Mispredicts behind the atom just delivered (before the next
+  // atom) follow it at once, in order; they are skipped when they leave the queue.
+  template <class Out, class Err>
+  TRACECODEC_OUT_OF_LINE constexpr void pass_mispredicts_after(Out& out, Err& err) noexcept {
+    for (std::size_t i = 0; i < q_.size(); ++i) {
+      element& x = q_[i];
+      if (x.kind == element_kind::atom) break;
+      if (x.kind == element_kind::mispredict && !x.is(applied)) {
+        element m = x;
+        x.flags = static_cast<std::uint8_t>(x.flags | applied);
+        deliver_committed(m, out, err);
+      }
+    }
+  }
   static constexpr std::uint8_t applied = 0x80;  // internal: Mispredict already applied
   static constexpr std::uint8_t restates_transaction = 0x40;  // internal: note_transaction()
 
@@ -506,6 +526,10 @@ class resolver {
     if (e.kind == element_kind::mispredict) {
       if (queued) --mispredicts_;
       if (e.is(applied)) return;
+    } else if (e.kind == element_kind::atom && mispredicts_ != 0 && pass_mispredicts_) {
+      deliver_committed(e, out, err);
+      pass_mispredicts_after(out, err);
+      return;
     } else if (e.kind == element_kind::atom && mispredicts_ != 0 && flip_for_mispredicts()) {
       element flipped = e;  // a Mispredict queued behind this atom (a run's last) corrects it
       if (e.count)
@@ -617,6 +641,7 @@ class resolver {
   std::uint32_t unseen_ = 0;
   std::size_t mispredicts_ = 0;  // Mispredict elements stacked and not yet delivered or removed
   bool pass_discards_ = false;
+  bool pass_mispredicts_ = false;
   bool initialized_ = false;
   bool in_tx_ = false;
   bool traced_tx_ = false;  // the traced stream is in a transaction (note_transaction())

@@ -20,12 +20,14 @@ class flow_decoder {
       : flow_(image, o) {
     reader_.atom_runs(true);
     reader_.pass_discards(true);
+    reader_.pass_mispredicts(true);  // D9.5.3 I_GBVND: the analyzer applies them (D9.5.11)
   }
   constexpr flow_decoder(const registers& r, program_image& image,
                          const flow_options& o = {}) noexcept
       : reader_(r), flow_(r, image, o) {
     reader_.atom_runs(true);
     reader_.pass_discards(true);
+    reader_.pass_mispredicts(true);  // D9.5.3 I_GBVND: the analyzer applies them (D9.5.11)
   }
 
   // As element_reader::status(): ok, invalid_config or unsupported_config.
