@@ -141,6 +141,7 @@ struct served {
   std::size_t size;
   std::uint64_t base;
   unsigned calls = 0;
+  std::size_t chunk = ~std::size_t{0};  // at most this many bytes per call
 };
 std::size_t serve(void* context, std::uint64_t address, std::uint8_t, std::uint8_t* out,
                   std::size_t size) noexcept {
@@ -148,7 +149,8 @@ std::size_t serve(void* context, std::uint64_t address, std::uint8_t, std::uint8
   ++s->calls;
   if (address < s->base || address - s->base >= s->size) return 0;
   const std::size_t at = static_cast<std::size_t>(address - s->base);
-  const std::size_t n = s->size - at < size ? s->size - at : size;
+  std::size_t n = s->size - at < size ? s->size - at : size;
+  if (n > s->chunk) n = s->chunk;
   std::memcpy(out, s->data + at, n);
   return n;
 }
@@ -167,6 +169,41 @@ TEST_CASE("flow: the reader callback serves what a region serves") {
   REQUIRE(x.size() == y.size());
   for (std::size_t i = 0; i < x.size(); ++i) CHECK(x[i] == y[i]);
   CHECK(s.calls > 0);
+}
+
+// Fuzz finding 9 (fuzz/README.md): an instruction whose bytes a view cuts (a reader callback
+// that delivers fewer bytes than asked, or two adjoining regions) is read across the views;
+// whether the memory is there must not depend on how it is delivered.
+TEST_CASE("flow: an instruction is read across views (short reader deliveries, adjoining regions)") {
+  const std::vector<std::uint8_t> trace = loop_trace();
+  const memory_region whole[] = {{0x400000, code_bytes(), sizeof loop_code, memory_space::any}};
+  program_image with_region(whole, 1);
+  auto a = std::make_unique<flow_decoder<>>(unit_regs, with_region);
+  const std::vector<flow_element> want = decode_all(*a, trace);
+  auto ranges = [](const std::vector<flow_element>& v) {
+    unsigned n = 0;
+    for (const flow_element& f : v) n += f.kind == flow_kind::instruction_range;
+    return n;
+  };
+  REQUIRE(ranges(want) == 10);
+  for (const std::size_t chunk : {1u, 2u, 3u, 5u, 10u, 4096u}) {
+    CAPTURE(chunk);
+    served s{code_bytes(), sizeof loop_code, 0x400000};
+    s.chunk = chunk;
+    program_image with_reader;
+    with_reader.set_reader(serve, &s);
+    auto b = std::make_unique<flow_decoder<>>(unit_regs, with_reader);
+    CHECK(decode_all(*b, trace) == want);
+  }
+  for (const std::size_t cut : {2u, 6u, 0x16u, 0x23u}) {  // inside the words at 0x0, 0x4, 0x14, 0x20
+    CAPTURE(cut);
+    const memory_region split[] = {
+        {0x400000, code_bytes(), cut, memory_space::any},
+        {0x400000 + cut, code_bytes() + cut, sizeof loop_code - cut, memory_space::any}};
+    program_image two(split, 2);
+    auto b = std::make_unique<flow_decoder<>>(unit_regs, two);
+    CHECK(decode_all(*b, trace) == want);
+  }
 }
 
 TEST_CASE("flow: a walk that meets no P0 instruction stops at the walk limit") {

@@ -524,7 +524,6 @@ class flow_analyzer {
       b = &block_at(at, spc);
     }
     count += b->count;
-    const std::uint64_t p0 = mask(at + b->bytes - b->size);
     held_.kind = flow_kind::instruction_range;
     held_.offset = offset;
     held_.address = start;
@@ -537,7 +536,6 @@ class flow_analyzer {
     held_.conditional = b->conditional;
     held_.taken = taken;
     pending_ = true;
-    branch_at_ = p0;
     branch_set_ = set_;
     branch_target_ = b->target;
     branch_next_set_ = b->next_set;
@@ -730,7 +728,6 @@ class flow_analyzer {
     // The last instruction was taken (D9.5.7 R_YJHMV).
     held_ = flow_element{};
     held_.last_type = is_p0(last_) ? last_.type : arm::instruction_type::other;
-    branch_at_ = last_at_;
     branch_set_ = set_;
     branch_target_ = branch_target(last_at_, last_);
     branch_next_set_ = last_.next_set;
@@ -813,7 +810,7 @@ class flow_analyzer {
   flow_element held_{};
   flow_element q_{};
   // The held range's P0 instruction, for a Mispredict (D9.5.18.4 ProcessBranchInstruction).
-  std::uint64_t branch_at_ = 0, branch_target_ = 0;
+  std::uint64_t branch_target_ = 0;
   arm::instruction_set branch_set_ = arm::instruction_set::a64;
   arm::instruction_set branch_next_set_ = arm::instruction_set::a64;
   arm::instruction_info last_{};  // the last instruction of the last walk()
