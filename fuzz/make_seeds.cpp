@@ -204,6 +204,29 @@ int main(int argc, char** argv) {
     }
   }
 
+  // 1b. The deformat target: windows of the formatted ETMv4 captures (../etmv4 next to the
+  //     ETE corpus), under the format byte their trace.ini names.
+  if (!conformance.empty()) {
+    const fs::path etmv4 = fs::path(conformance) / ".." / "etmv4" / "snapshots";
+    const std::pair<const char*, std::uint8_t> formatted[] = {
+        {"a57_single_step/CSTMC_TRACE_FIFO.bin", 0}, {"juno_r1_1/cstrace.bin", 0},
+        {"juno-uname-001/uname_trace.bin", 0}, {"a55-test-tpiu/DSTREAM_0.bin", 2},
+        {"a55-test-tpiu/DSTREAM_0.bin", 1}};
+    for (const auto& [file, fmt] : formatted) {
+      std::ifstream f(etmv4 / file, std::ios::binary);
+      const bytes all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      for (std::size_t at = 0, k = 0; at < all.size() && k < 4; at += 4096, ++k) {
+        const std::size_t m = std::min<std::size_t>(4096, all.size() - at);
+        bytes b{fmt, static_cast<std::uint8_t>(k)};
+        b.insert(b.end(), all.begin() + static_cast<std::ptrdiff_t>(at),
+                 all.begin() + static_cast<std::ptrdiff_t>(at + m));
+        std::string name = file;
+        std::replace(name.begin(), name.end(), '/', '-');
+        write(out / "deformat", name + "-f" + std::to_string(fmt) + "-" + std::to_string(k), b);
+      }
+    }
+  }
+
   // 2. Traces made by the project's encoder, under every fixed configuration (as fixed and
   //    as run-time configuration), and bench/synthetic.hpp's benchmark trace.
   for (unsigned i = 0; i < preset_count; ++i) {

@@ -25,3 +25,4 @@
 #include "spe/pmbsr.hpp"
 #include "trbe/trbsr.hpp"
 #include "etrace/etrace.hpp"
+#include "coresight/deformatter.hpp"

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// Target 7: the CoreSight frame deformatter (coresight/deformatter.hpp). Input: [fmt][seed]
+// then the captured bytes; fmt % 3 picks memory-aligned frames, a TPIU stream or DSTREAM
+// blocks. Checks: every run is 1-15 bytes of a valid trace ID (1-0x6F) at an offset inside
+// the input, runs come in input order, diagnostics have known codes and lie inside the input;
+// no more bytes come out than the frames can hold (15 of every 16 frame bytes); the whole
+// input, random chunks (seeded by the second byte), and the same after reset() give the same
+// runs and diagnostics; a TPIU stream made of the memory-aligned decode's frames (an FSYNC
+// first) gives the same per-ID bytes.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <tracecodec/coresight/deformatter.hpp>
+
+#include "common.hpp"
+
+namespace cs = tracecodec::coresight;
+
+namespace {
+
+struct recorded {
+  std::vector<std::uint8_t> bytes;
+  std::vector<std::uint8_t> ids;
+  std::vector<std::uint64_t> offsets;
+  std::vector<cs::diagnostic> errors;
+  bool operator==(const recorded&) const = default;
+};
+
+struct rec_sink {
+  recorded* r;
+  void operator()(std::uint8_t id, const std::uint8_t* p, std::size_t n, std::uint64_t at) const {
+    r->bytes.insert(r->bytes.end(), p, p + n);
+    r->ids.push_back(id);
+    r->offsets.push_back(at);
+    FUZZ_CHECK(n >= 1 && n <= 15);
+    FUZZ_CHECK(cs::valid_trace_id(id));
+  }
+  void operator()(const cs::diagnostic& d) const { r->errors.push_back(d); }
+};
+
+recorded run(cs::deformatter& d, const std::uint8_t* data, std::size_t size, std::uint64_t seed) {
+  recorded r;
+  rec_sink s{&r};
+  if (seed == 0) {
+    d.decode(data, size, s, s);
+    return r;
+  }
+  std::uint64_t x = seed;
+  for (std::size_t at = 0; at < size;) {
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 32;
+    const std::size_t m = std::min<std::size_t>(size - at, 1 + (x >> 57));
+    d.decode_part(data + at, m, s, s);
+    at += m;
+  }
+  d.decode_end(s, s);
+  return r;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 2) return 0;
+  const auto format = static_cast<cs::frame_format>(data[0] % 3);
+  const std::uint64_t seed = 0x9e3779b97f4a7c15ull * (data[1] + 1u);
+  const std::uint8_t* in = data + 2;
+  const std::size_t n = size - 2;
+
+  cs::deformatter d(format);
+  const recorded whole = run(d, in, n, 0);
+  std::uint64_t last = 0;
+  for (std::size_t i = 0; i < whole.offsets.size(); ++i) {
+    FUZZ_CHECK(whole.offsets[i] < n);
+    FUZZ_CHECK(i == 0 || whole.offsets[i] > last);
+    last = whole.offsets[i];
+  }
+  FUZZ_CHECK(whole.bytes.size() <= n / 16 * 15);
+  for (const cs::diagnostic& e : whole.errors) {
+    FUZZ_CHECK(static_cast<unsigned>(e.code) >= 1 && e.code <= cs::error_code::unsynchronized);
+    FUZZ_CHECK(e.offset <= n);
+    FUZZ_CHECK(e.code == cs::error_code::reserved_id || e.length >= 1);
+    if (e.code == cs::error_code::truncated_frame) FUZZ_CHECK(e.length < 16 + 8 && e.offset + e.length <= n);
+  }
+
+  cs::deformatter c(format);
+  FUZZ_CHECK(run(c, in, n, seed) == whole);
+  d.reset();
+  FUZZ_CHECK(run(d, in, n, seed ^ 1) == whole);
+
+  // The memory-aligned decode's frames as a TPIU stream: the same bytes per trace ID.
+  if (format == cs::frame_format::memory_aligned && n >= 16) {
+    std::vector<std::uint8_t> port = {0xFF, 0xFF, 0xFF, 0x7F};
+    bool clean = true;  // a frame with FF at an even byte (ID 0x7F) would read as a sync
+    for (std::size_t f = 0; f + 16 <= n; f += 16) {
+      for (std::size_t h = 0; h < 16; h += 2) clean = clean && in[f + h] != 0xFF;
+      port.insert(port.end(), in + f, in + f + 16);
+    }
+    if (clean) {
+      cs::deformatter t(cs::frame_format::tpiu);
+      const recorded tp = run(t, port.data(), port.size(), 0);
+      // Runs are recorded flat, in order: the same frames give the same runs.
+      FUZZ_CHECK(tp.bytes == whole.bytes);
+      FUZZ_CHECK(tp.ids == whole.ids);
+    }
+  }
+  return 0;
+}

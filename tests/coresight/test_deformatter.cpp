@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CoreSight frame deformatter (coresight/deformatter.hpp): hand-built frames from the
+// formatter rules, a round trip against a test formatter written from the same rules (several
+// sources interleaved at random), TPIU and DSTREAM streams built around those frames, chunks
+// split at every byte, and the formatted captures of ../shared/conformance/etmv4: each trace
+// ID's bytes must equal the raw bytes of OpenCSD 1.8.0's packet listing for that ID, in order.
+#include <doctest/doctest.h>
+
+#include <tracecodec/coresight/deformatter.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace tracecodec::coresight;
+
+namespace {
+
+using bytes = std::vector<std::uint8_t>;
+
+struct result {
+  std::map<int, bytes> streams;  // trace ID -> its bytes
+  std::vector<std::pair<int, std::uint64_t>> runs;  // (ID, offset) of each run
+  std::vector<diagnostic> errors;
+  bool operator==(const result&) const = default;
+};
+
+struct sink {
+  result* r;
+  void operator()(std::uint8_t id, const std::uint8_t* p, std::size_t n, std::uint64_t at) const {
+    REQUIRE(n >= 1);
+    REQUIRE(n <= 15);
+    r->streams[id].insert(r->streams[id].end(), p, p + n);
+    r->runs.emplace_back(id, at);
+  }
+  void operator()(const diagnostic& d) const { r->errors.push_back(d); }
+};
+
+result deformat(const bytes& in, frame_format f = frame_format::memory_aligned) {
+  result r;
+  deformatter d(f);
+  sink s{&r};
+  d.decode(in.data(), in.size(), s, s);
+  return r;
+}
+
+// The same input cut into chunks of the given sizes (cycled).
+result deformat_chunks(const bytes& in, frame_format f, const std::vector<std::size_t>& sizes) {
+  result r;
+  deformatter d(f);
+  sink s{&r};
+  std::size_t k = 0;
+  for (std::size_t at = 0; at < in.size(); ++k) {
+    const std::size_t n = std::min(in.size() - at, sizes[k % sizes.size()]);
+    d.decode_part(in.data() + at, n, s, s);
+    at += n;
+  }
+  d.decode_end(s, s);
+  return r;
+}
+
+// ---- a formatter for the tests, from the frame rules ----------------------------------------
+// Items (trace ID, byte) in order; frames are filled greedily. At an even byte 2k: an item of
+// another source is announced by an ID byte (aux bit k = 0: the change takes effect at once,
+// byte 2k + 1 is the new source's); when the item there is the current source's but the one
+// after it is not, the change is delayed (aux bit k = 1: byte 2k + 1 is still the current
+// source's). Randomly, a delayed change is used where an immediate one would do, and an ID
+// byte repeats the current ID. The last frame is padded under the null ID 0.
+struct item {
+  std::uint8_t id, value;
+};
+bytes format_frames(const std::vector<item>& items, std::mt19937& rng, bool extras = true) {
+  bytes out;
+  std::size_t i = 0;
+  int cur = -1;
+  auto coin = [&](unsigned one_in) { return extras && rng() % one_in == 0; };
+  while (i < items.size()) {
+    std::uint8_t f[16]{};
+    std::uint8_t aux = 0;
+    for (unsigned k = 0; k < 8; ++k) {
+      const unsigned e = 2 * k;
+      const bool odd_slot = k < 7;
+      auto id_byte = [&](std::uint8_t id) { f[e] = static_cast<std::uint8_t>(id << 1 | 1); };
+      auto data_even = [&](std::uint8_t v) {
+        f[e] = static_cast<std::uint8_t>(v & 0xFE);
+        aux = static_cast<std::uint8_t>(aux | ((v & 1u) << k));
+      };
+      if (i >= items.size()) {  // padding: the null source
+        if (cur != 0) {
+          id_byte(0);
+          cur = 0;
+        }
+        if (odd_slot) f[e + 1] = 0;
+        continue;
+      }
+      const item a = items[i];
+      const bool last = i + 1 == items.size();  // after it, the padding's null source
+      const bool next_differs = last || items[i + 1].id != a.id;
+      if (a.id != cur) {  // an immediate change
+        id_byte(a.id);
+        cur = a.id;
+        if (odd_slot) f[e + 1] = items[i++].value;
+        continue;
+      }
+      if (odd_slot && (next_differs || coin(8))) {
+        // delayed: byte 2k + 1 is still this source's; the change (or a repeat) follows it
+        const std::uint8_t to = last ? 0 : next_differs ? items[i + 1].id : a.id;
+        id_byte(to);
+        aux = static_cast<std::uint8_t>(aux | (1u << k));
+        f[e + 1] = items[i++].value;
+        cur = to;
+        continue;
+      }
+      if (odd_slot && coin(16)) {  // a repeated ID byte, taking effect at once
+        id_byte(a.id);
+        f[e + 1] = items[i++].value;
+        continue;
+      }
+      data_even(items[i++].value);
+      if (odd_slot) {
+        // The rule above leaves an item of the current source for the odd byte.
+        REQUIRE((i < items.size() && items[i].id == cur));
+        f[e + 1] = items[i++].value;
+      }
+    }
+    f[15] = aux;
+    out.insert(out.end(), f, f + 16);
+  }
+  return out;
+}
+
+std::map<int, bytes> expected_streams(const std::vector<item>& items) {
+  std::map<int, bytes> m;
+  for (const item& it : items) m[it.id].push_back(it.value);
+  return m;
+}
+
+// Sources take turns in runs of random length (1-40 bytes); bytes are random.
+std::vector<item> random_items(std::mt19937& rng, std::size_t n, const std::vector<std::uint8_t>& ids) {
+  std::vector<item> v;
+  while (v.size() < n) {
+    const std::uint8_t id = ids[rng() % ids.size()];
+    const std::size_t run = 1 + rng() % 40;
+    for (std::size_t k = 0; k < run && v.size() < n; ++k)
+      v.push_back({id, static_cast<std::uint8_t>(rng())});
+  }
+  return v;
+}
+
+// ---- conformance corpus ---------------------------------------------------------------------
+std::string etmv4_dir() {
+  const char* d = std::getenv("TRACECODEC_ETMV4_DIR");
+  return d ? d : "../shared/conformance/etmv4";
+}
+bytes slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+// `key=` in section `[section]` of an ini file.
+std::string ini_value(const std::string& path, const std::string& section, const std::string& key) {
+  std::ifstream f(path);
+  std::string line;
+  bool in = false;
+  while (std::getline(f, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty() && line[0] == '[') {
+      in = line == "[" + section + "]";
+      continue;
+    }
+    if (in && line.rfind(key + "=", 0) == 0) return line.substr(key.size() + 1);
+  }
+  return "";
+}
+// Each listed packet's raw bytes, concatenated per trace ID ("ID:<hex>; [0x.. 0x.. ];").
+std::map<int, bytes> listed_streams(const std::string& path) {
+  std::map<int, bytes> m;
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line)) {
+    const std::size_t idx = line.find("Idx:");
+    if (idx == std::string::npos) continue;
+    const std::size_t id = line.find("; ID:", idx);
+    const std::size_t open = line.find("; [", idx);
+    if (id == std::string::npos || open == std::string::npos) continue;
+    const int trace_id = static_cast<int>(std::strtol(line.c_str() + id + 5, nullptr, 16));
+    const std::size_t close = line.find(']', open);
+    std::istringstream raw(line.substr(open + 3, close - open - 3));
+    std::string tok;
+    while (raw >> tok) m[trace_id].push_back(static_cast<std::uint8_t>(std::strtoul(tok.c_str(), nullptr, 16)));
+  }
+  return m;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("deformatter: a frame from a real capture (juno_r1_1, offset 0x50)") {
+  // 5c 00 da 95 1e f7 | 21 (ID 0x10, aux bit 3 = 0: at once) 95 ae 31 f6 95 84 27 f6 | aux b2.
+  // Before the ID byte: the data of the source current before (none here: dropped, no_id_data).
+  const bytes frame = {0x5c, 0x00, 0xda, 0x95, 0x1e, 0xf7, 0x21, 0x95,
+                       0xae, 0x31, 0xf6, 0x95, 0x84, 0x27, 0xf6, 0xb2};
+  const result r = deformat(frame);
+  // OpenCSD lists ID 0x10 from this frame as 95 af 31 f7 95 84 27 f7 (Idx 86 = 0x56).
+  CHECK(r.streams.at(0x10) == bytes{0x95, 0xaf, 0x31, 0xf7, 0x95, 0x84, 0x27, 0xf7});
+  REQUIRE(r.runs.size() == 1);
+  CHECK(r.runs[0] == std::pair<int, std::uint64_t>{0x10, 7});  // byte 7 of the frame
+  // The 6 bytes before the ID byte (aux bits 0-2 = 0, 1, 0: 5c 00 db 95 1e f7) had no source.
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0] == diagnostic{error_code::no_id_data, 0, 6});
+}
+
+TEST_CASE("deformatter: an ID change at every even byte, at once and delayed") {
+  for (unsigned k = 0; k < 8; ++k) {
+    for (unsigned delayed = 0; delayed < 2; ++delayed) {
+      CAPTURE(k);
+      CAPTURE(delayed);
+      // Frame 1 makes ID 0x21 current (byte 0); data 0x40 + j elsewhere. Frame 2 changes to
+      // 0x35 at byte 2k; its other even bytes are data with aux bits set (odd values).
+      bytes f(32, 0);
+      f[0] = 0x21 << 1 | 1;
+      for (unsigned j = 1; j < 15; ++j) f[j] = static_cast<std::uint8_t>(0x40 + 2 * j);
+      f[15] = 0;
+      std::uint8_t aux = 0;
+      for (unsigned j = 0; j < 15; ++j) f[16 + j] = static_cast<std::uint8_t>(0x80 + 2 * j);
+      for (unsigned j = 0; j < 8; ++j) aux = static_cast<std::uint8_t>(aux | (1u << j));  // LSBs 1
+      f[16 + 2 * k] = 0x35 << 1 | 1;
+      if (!delayed) aux = static_cast<std::uint8_t>(aux & ~(1u << k));
+      f[31] = aux;
+      const result r = deformat(f);
+      bytes a, b;
+      for (unsigned j = 1; j < 15; ++j) a.push_back(static_cast<std::uint8_t>(0x40 + 2 * j));
+      for (unsigned j = 0; j < 15; ++j) {
+        if (j == 2 * k) continue;
+        const std::uint8_t v = static_cast<std::uint8_t>(0x80 + 2 * j + (j % 2 == 0 ? 1 : 0));
+        // Before the ID byte, and byte 2k + 1 when the change is delayed: still 0x21's.
+        const bool old = j < 2 * k || (delayed && j == 2 * k + 1 && k < 7);
+        (old ? a : b).push_back(v);
+      }
+      CHECK(r.streams.at(0x21) == a);
+      if (k == 7) {
+        CHECK(r.streams.count(0x35) == 0);  // byte 14: the change applies to the next frame
+      } else {
+        CHECK(r.streams.at(0x35) == b);
+      }
+      CHECK(r.errors.empty());
+    }
+  }
+}
+
+TEST_CASE("deformatter: every auxiliary bit restores its data byte's bit 0") {
+  for (unsigned aux = 0; aux < 256; ++aux) {
+    bytes f = {0x10 << 1 | 1, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+               0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x00};
+    // byte 0 is an ID byte (aux bit 0: 0 = at once; 1 = byte 1 is the previous source's,
+    // which is none: dropped)
+    f[15] = static_cast<std::uint8_t>(aux);
+    const result r = deformat(f);
+    bytes want;
+    if (!(aux & 1)) want.push_back(0x01);
+    for (unsigned j = 2; j < 15; ++j)
+      want.push_back(static_cast<std::uint8_t>(j % 2 == 0 ? (j | ((aux >> (j / 2)) & 1u)) : j));
+    CHECK(r.streams.at(0x10) == want);
+  }
+}
+
+TEST_CASE("deformatter: null and reserved trace IDs are reported, their data dropped") {
+  // ID 0x05 (8 data bytes ...), then ID 0 for the rest of frame 1; frame 2: ID 0x7D (reserved)
+  // then ID 0x05 again.
+  bytes f(32, 0);
+  f[0] = 0x05 << 1 | 1;
+  for (unsigned j = 1; j < 8; ++j) f[j] = static_cast<std::uint8_t>(0x10 + 2 * j);
+  f[8] = 0x01;  // ID 0
+  f[16] = 0x7D << 1 | 1;
+  f[17] = 0xAA;
+  f[18] = 0xAC;
+  f[19] = 0xAD;
+  f[20] = 0x05 << 1 | 1;
+  const result r = deformat(f);
+  bytes want5;
+  for (unsigned j = 1; j < 8; ++j) want5.push_back(static_cast<std::uint8_t>(0x10 + 2 * j));
+  for (unsigned j = 21; j < 31; ++j) want5.push_back(f[j]);
+  CHECK(r.streams.at(0x05) == want5);
+  CHECK(r.streams.count(0) == 0);
+  CHECK(r.streams.count(0x7D) == 0);
+  REQUIRE(r.errors.size() == 2);
+  CHECK(r.errors[0] == diagnostic{error_code::null_id_data, 8, 6});  // bytes 9-14
+  CHECK(r.errors[1] == diagnostic{error_code::reserved_id, 16, 3});  // bytes 17-19
+}
+
+TEST_CASE("deformatter: input that ends inside a frame") {
+  std::mt19937 rng(5);
+  const std::vector<item> items = random_items(rng, 100, {0x10, 0x11});
+  bytes frames = format_frames(items, rng);
+  frames.resize(frames.size() - 5);
+  const result r = deformat(frames);
+  REQUIRE(!r.errors.empty());
+  CHECK(r.errors.back() == diagnostic{error_code::truncated_frame, frames.size() - 11, 11});
+}
+
+TEST_CASE("deformatter: round trip against the test formatter, several sources at random") {
+  std::mt19937 rng(2026);
+  std::uint64_t compared = 0;
+  for (int round = 0; round < 300; ++round) {
+    CAPTURE(round);
+    std::vector<std::uint8_t> ids;
+    const unsigned sources = 1 + rng() % 6;
+    for (unsigned s = 0; s < sources; ++s) ids.push_back(static_cast<std::uint8_t>(1 + rng() % 0x6f));
+    const std::vector<item> items = random_items(rng, 1 + rng() % 3000, ids);
+    const bytes frames = format_frames(items, rng);
+    REQUIRE(frames.size() % 16 == 0);
+    result r = deformat(frames);
+    r.streams.erase(0);
+    CHECK(r.streams == expected_streams(items));
+    for (const diagnostic& d : r.errors) CHECK(d.code == error_code::null_id_data);
+    // Chunks of 1-40 bytes give the same.
+    std::vector<std::size_t> sizes;
+    for (int k = 0; k < 16; ++k) sizes.push_back(1 + rng() % 40);
+    result c = deformat_chunks(frames, frame_format::memory_aligned, sizes);
+    c.streams.erase(0);
+    CHECK(c == r);
+    compared += items.size();
+  }
+  MESSAGE("round trip: " << compared << " bytes of 300 interleavings");
+}
+
+TEST_CASE("deformatter: a frame split across chunks at every byte") {
+  std::mt19937 rng(7);
+  const std::vector<item> items = random_items(rng, 200, {0x10, 0x22, 0x33});
+  const bytes frames = format_frames(items, rng);
+  const result whole = deformat(frames);
+  for (std::size_t cut = 1; cut < 48 && cut < frames.size(); ++cut) {
+    CAPTURE(cut);
+    result r;
+    deformatter d;
+    sink s{&r};
+    d.decode_part(frames.data(), cut, s, s);
+    d.decode_part(frames.data() + cut, frames.size() - cut, s, s);
+    d.decode_end(s, s);
+    CHECK(r == whole);
+  }
+  CHECK(deformat_chunks(frames, frame_format::memory_aligned, {1}) == whole);
+}
+
+TEST_CASE("deformatter: the formatted ETMv4 captures equal OpenCSD's listings per trace ID") {
+  const std::string dir = etmv4_dir();
+  const char* names[] = {"a57_single_step", "bugfix-exact-match", "juno-uname-001", "juno_r1_1",
+                         "a55-test-tpiu"};
+  unsigned snapshots = 0;
+  std::uint64_t total = 0;
+  for (const std::string name : names) {
+    CAPTURE(name);
+    const std::string snap = dir + "/snapshots/" + name;
+    const std::string format = ini_value(snap + "/trace.ini", "buffer0", "format");
+    const std::string file = ini_value(snap + "/trace.ini", "buffer0", "file");
+    REQUIRE_MESSAGE(!format.empty(), "no snapshot at " << snap);
+    const frame_format f = format == "coresight" ? frame_format::memory_aligned : frame_format::dstream;
+    CHECK((format == "coresight" || format == "dstream_coresight"));
+    const bytes in = slurp(snap + "/" + file);
+    REQUIRE(!in.empty());
+    const std::map<int, bytes> want = listed_streams(dir + "/expected/" + name + ".packets.txt");
+    REQUIRE(!want.empty());
+    const result r = deformat(in, f);
+    for (const auto& [id, stream] : want) {
+      CAPTURE(id);
+      REQUIRE(r.streams.count(id) == 1);
+      CHECK(r.streams.at(id) == stream);
+      total += stream.size();
+    }
+    for (const diagnostic& d : r.errors) {
+      CAPTURE(error_name(d.code));
+      CAPTURE(d.offset);
+      CAPTURE(d.length);
+      // a55-test-tpiu: the capture stops 12 stream bytes into a frame (zeros after the last
+      // FSYNC-separated frame): reported at the end, as the last diagnostic.
+      const bool tail = d.code == error_code::truncated_frame && &d == &r.errors.back() &&
+                        format == "dstream_coresight";
+      CHECK((d.code == error_code::null_id_data || d.code == error_code::no_id_data || tail));
+    }
+    // Random chunks give the same.
+    CHECK(deformat_chunks(in, f, {1, 7, 16, 500, 3, 4096}) == r);
+    ++snapshots;
+  }
+  MESSAGE(snapshots << " formatted captures, " << total << " bytes equal OpenCSD's per-ID listings");
+}
+
+namespace {
+// A TPIU port stream around the frames: `prefix` bytes of other data (none 0xFF, so no false
+// FSYNC), an FSYNC, then the frames with FSYNCs between some of them and HSYNCs (FF 7F) in
+// place of some half-words. A valid frame never holds FF at an even byte (that would be an ID
+// byte for the reserved ID 0x7F), so neither sync can be mistaken for frame data.
+bytes tpiu_stream(const bytes& frames, std::size_t prefix, std::mt19937& rng) {
+  bytes out;
+  for (std::size_t i = 0; i < prefix; ++i) out.push_back(static_cast<std::uint8_t>(rng() % 0xFF));
+  const std::uint8_t fsync[] = {0xFF, 0xFF, 0xFF, 0x7F};
+  out.insert(out.end(), fsync, fsync + 4);
+  for (std::size_t f = 0; f < frames.size(); f += 16) {
+    while (rng() % 3 == 0) out.insert(out.end(), fsync, fsync + 4);
+    for (std::size_t h = 0; h < 16; h += 2) {
+      while (rng() % 7 == 0) {
+        out.push_back(0xFF);
+        out.push_back(0x7F);
+      }
+      out.push_back(frames[f + h]);
+      out.push_back(frames[f + h + 1]);
+    }
+  }
+  return out;
+}
+// DSTREAM: the stream in blocks of 504 bytes, each followed by an 8-byte footer (random here).
+bytes dstream_blocks(const bytes& stream, std::mt19937& rng) {
+  bytes out;
+  for (std::size_t at = 0; at < stream.size(); at += dstream_stream) {
+    const std::size_t n = std::min(dstream_stream, stream.size() - at);
+    out.insert(out.end(), stream.begin() + static_cast<std::ptrdiff_t>(at),
+               stream.begin() + static_cast<std::ptrdiff_t>(at + n));
+    // The last block is padded with HSYNCs (zeros would be data of the current source).
+    for (std::size_t k = n; k < dstream_stream; k += 2) {
+      out.push_back(0xFF);
+      out.push_back(0x7F);
+    }
+    for (int k = 0; k < 8; ++k) out.push_back(static_cast<std::uint8_t>(rng()));
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("deformatter: TPIU streams (FSYNC alignment search, FSYNCs and HSYNCs) and DSTREAM blocks") {
+  std::mt19937 rng(99);
+  std::uint64_t compared = 0;
+  for (int round = 0; round < 200; ++round) {
+    CAPTURE(round);
+    const std::vector<item> items = random_items(rng, 1 + rng() % 2000, {0x10, 0x11, 0x2a, 0x6f});
+    const bytes frames = format_frames(items, rng);
+    const std::size_t prefix = rng() % 40;
+    const bytes port = tpiu_stream(frames, prefix, rng);
+    result r = deformat(port, frame_format::tpiu);
+    const result aligned = deformat(frames);
+    CHECK(r.streams == aligned.streams);
+    std::size_t e = 0;
+    if (prefix != 0) {
+      REQUIRE(!r.errors.empty());
+      CHECK(r.errors[0] == diagnostic{error_code::unsynchronized, 0, prefix});
+      e = 1;
+    }
+    for (; e < r.errors.size(); ++e) CHECK(r.errors[e].code == error_code::null_id_data);
+    std::vector<std::size_t> sizes;
+    for (int k = 0; k < 8; ++k) sizes.push_back(1 + rng() % 33);
+    CHECK(deformat_chunks(port, frame_format::tpiu, sizes) == r);
+
+    const bytes ds = dstream_blocks(port, rng);
+    result d = deformat(ds, frame_format::dstream);
+    CHECK(d.streams == aligned.streams);
+    CHECK(deformat_chunks(ds, frame_format::dstream, sizes) == d);
+    compared += items.size();
+  }
+  MESSAGE("TPIU and DSTREAM: " << compared << " bytes of 200 streams");
+}
+
+TEST_CASE("deformatter: an FSYNC at every alignment of the TPIU stream start") {
+  std::mt19937 rng(3);
+  const std::vector<item> items = random_items(rng, 300, {0x10, 0x20});
+  const bytes frames = format_frames(items, rng, false);
+  const result aligned = deformat(frames);
+  for (std::size_t prefix = 0; prefix < 40; ++prefix) {
+    CAPTURE(prefix);
+    bytes port;
+    for (std::size_t i = 0; i < prefix; ++i) port.push_back(static_cast<std::uint8_t>(0x11 * (i % 7)));
+    const std::uint8_t fsync[] = {0xFF, 0xFF, 0xFF, 0x7F};
+    port.insert(port.end(), fsync, fsync + 4);
+    port.insert(port.end(), frames.begin(), frames.end());
+    const result r = deformat(port, frame_format::tpiu);
+    CHECK(r.streams == aligned.streams);
+    CHECK(r.errors.size() == aligned.errors.size() + (prefix ? 1 : 0));
+  }
+}
