@@ -79,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   FUZZ_CHECK(whole.bytes.size() <= n / 16 * 15);
   for (const cs::diagnostic& e : whole.errors) {
-    FUZZ_CHECK(static_cast<unsigned>(e.code) >= 1 && e.code <= cs::error_code::unsynchronized);
+    FUZZ_CHECK(static_cast<unsigned>(e.code) >= 1 && e.code <= cs::error_code::barrier);
     FUZZ_CHECK(e.offset <= n);
     FUZZ_CHECK(e.code == cs::error_code::reserved_id || e.length >= 1);
     if (e.code == cs::error_code::truncated_frame) FUZZ_CHECK(e.length < 16 + 8 && e.offset + e.length <= n);

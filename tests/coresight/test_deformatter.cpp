@@ -481,3 +481,60 @@ TEST_CASE("deformatter: an FSYNC at every alignment of the TPIU stream start") {
     CHECK(r.errors.size() == aligned.errors.size() + (prefix ? 1 : 0));
   }
 }
+
+TEST_CASE("deformatter: TPIU alignment lost inside a frame is found again at the next FSYNC") {
+  std::mt19937 rng(11);
+  const std::vector<item> a = random_items(rng, 150, {0x10, 0x11});
+  const std::vector<item> b = random_items(rng, 150, {0x10, 0x11});
+  const bytes fa = format_frames(a, rng, false), fb = format_frames(b, rng, false);
+  const std::uint8_t fsync[] = {0xFF, 0xFF, 0xFF, 0x7F};
+  // A frame of `a` cut after `cut` bytes, then an FSYNC on a half-word or one byte off it. The
+  // loss shows where the FSYNC's first FF lands on an even byte of the frame (cut + odd <= 14);
+  // at bytes 14-15 it completes the cut frame instead (its auxiliary byte), which no rule of
+  // the stream can tell from a real frame (README, Limitations).
+  for (std::size_t cut = 0; cut < 15; ++cut) {
+    for (int odd = 0; odd < 2 && cut + static_cast<std::size_t>(odd) <= 14; ++odd) {
+      CAPTURE(cut);
+      CAPTURE(odd);
+      bytes port(fsync, fsync + 4);
+      port.insert(port.end(), fa.begin(), fa.end());
+      port.insert(port.end(), fa.begin(), fa.begin() + static_cast<std::ptrdiff_t>(cut));
+      if (odd) port.push_back(0x42);
+      port.insert(port.end(), fsync, fsync + 4);
+      port.insert(port.end(), fb.begin(), fb.end());
+      const result r = deformat(port, frame_format::tpiu);
+      // The whole frames of `a`, then those of `b`: as the two decoded one after the other.
+      result want = deformat(fa);
+      const result rb = deformat(fb);
+      for (const auto& [id, s] : rb.streams) want.streams[id].insert(want.streams[id].end(), s.begin(), s.end());
+      CHECK(r.streams == want.streams);
+      const bool lost = cut != 0 || odd;  // FSYNC not at a frame boundary
+      unsigned bad = 0;
+      for (const diagnostic& d : r.errors) bad += d.code == error_code::bad_sync;
+      CHECK(bad == (lost ? 1u : 0u));
+      CHECK(deformat_chunks(port, frame_format::tpiu, {1, 3}) == r);
+    }
+  }
+}
+
+TEST_CASE("deformatter: a barrier frame (four FSYNCs) in a memory buffer") {
+  std::mt19937 rng(12);
+  const std::vector<item> a = random_items(rng, 100, {0x10, 0x11});
+  const bytes fa = format_frames(a, rng, false);
+  bytes buf = fa;
+  for (int k = 0; k < 4; ++k) buf.insert(buf.end(), {0xFF, 0xFF, 0xFF, 0x7F});
+  // After the barrier: 6 data bytes with no ID byte (source unknown), then ID 0x10 at byte 6.
+  const bytes after = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x21, 0x55, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x00};
+  buf.insert(buf.end(), after.begin(), after.end());
+  const result r = deformat(buf);
+  result want = deformat(fa);
+  for (std::uint8_t v : {0x55, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10}) want.streams[0x10].push_back(v);
+  CHECK(r.streams == want.streams);
+  bool barrier = false, no_id = false;
+  for (const diagnostic& d : r.errors) {
+    if (d.code == error_code::barrier) barrier = d == diagnostic{error_code::barrier, fa.size(), 16};
+    if (d.code == error_code::no_id_data && d.offset == fa.size() + 16) no_id = d.length == 6;
+  }
+  CHECK(barrier);
+  CHECK(no_id);
+}

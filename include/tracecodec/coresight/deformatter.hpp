@@ -41,6 +41,12 @@ enum class error_code : std::uint8_t {
   truncated_frame = 4,  // the input ended inside a frame: its bytes are dropped
   unsynchronized = 5,   // TPIU/DSTREAM: stream bytes skipped before frame alignment (an FSYNC)
                         // was found; length = bytes skipped
+  bad_sync = 6,         // TPIU/DSTREAM: FF at an even byte of a frame that is not an HSYNC (an
+                        // FSYNC inside a frame, or an ID byte for 0x7F): alignment is lost; the
+                        // frame's bytes are dropped and the next FSYNC is searched for
+  barrier = 7,          // notice: a memory-aligned frame of four FSYNCs, the barrier Linux writes
+                        // where trace was lost: the current trace ID is forgotten; each source's
+                        // decoder should resynchronize (its stream has a gap here)
 };
 
 inline constexpr ::tracecodec::detail::error_text error_texts[] = {
@@ -50,8 +56,10 @@ inline constexpr ::tracecodec::detail::error_text error_texts[] = {
     {"no_id_data", "data before the first trace ID byte dropped"},
     {"truncated_frame", "trace ended inside a formatter frame"},
     {"unsynchronized", "bytes skipped before frame alignment (FSYNC) was found"},
+    {"bad_sync", "FF at an even frame byte that is not an HSYNC: frame alignment lost"},
+    {"barrier", "a frame of four FSYNCs (trace lost before it): trace ID forgotten"},
 };
-static_assert(::tracecodec::detail::dense_error_table(error_texts, error_code::unsynchronized));
+static_assert(::tracecodec::detail::dense_error_table(error_texts, error_code::barrier));
 
 constexpr const char* error_name(error_code e) noexcept {
   return ::tracecodec::detail::error_text_of(error_texts, e).name;
@@ -150,15 +158,36 @@ class deformatter {
       offset_ += i;
       if (have_ < frame_size) return;
       have_ = 0;
-      frame(frame_, frame_at_, on_data, on_error);
+      aligned_frame(frame_, frame_at_, on_data, on_error);
     }
     for (; size - i >= frame_size; i += frame_size, offset_ += frame_size)
-      frame(data + i, offset_, on_data, on_error);
+      aligned_frame(data + i, offset_, on_data, on_error);
     if (i < size) {
       frame_at_ = offset_;
       while (i < size) frame_[have_++] = data[i++];
       offset_ += have_;
     }
+  }
+
+  template <class OnData, class OnError>
+  TRACECODEC_HOT constexpr void aligned_frame(const std::uint8_t* f, std::uint64_t at,
+                                              OnData& on_data, OnError& on_error) noexcept {
+    if (f[0] == 0xFF && barrier_frame(f)) {
+      end_episode(on_error);
+      on_error(diagnostic{error_code::barrier, at, frame_size});
+      known_ = false;  // data before the next ID byte has no known source
+      episode_ = true;
+      episode_code_ = error_code::no_id_data;
+      episode_at_ = at + frame_size;
+      dropped_ = 0;
+      return;
+    }
+    frame(f, at, on_data, on_error);
+  }
+  static constexpr bool barrier_frame(const std::uint8_t* f) noexcept {
+    for (unsigned k = 0; k < frame_size; k += 4)
+      if (f[k] != 0xFF || f[k + 1] != 0xFF || f[k + 2] != 0xFF || f[k + 3] != 0x7F) return false;
+    return true;
   }
 
   // TPIU stream bytes (offsets count every input byte, DSTREAM footers included).
@@ -175,7 +204,9 @@ class deformatter {
     ++window_fill_;
     if (!synced_) {
       if (window_fill_ >= 4 && sync_window_ == fsync_bytes) {
-        if (skipped_ > 3) on_error(diagnostic{error_code::unsynchronized, skip_at_, skipped_ - 3});
+        const std::uint64_t fsync_at = offset_ - 3;  // skipped: what came before the FSYNC
+        if (skipped_ != 0 && fsync_at > skip_at_)
+          on_error(diagnostic{error_code::unsynchronized, skip_at_, fsync_at - skip_at_});
         skipped_ = 0;
         synced_ = true;
         pending_ = 0;
@@ -195,15 +226,19 @@ class deformatter {
     if (have_ == 0 && half_ff_ff_) {  // the first half of a candidate FSYNC was FF FF
       half_ff_ff_ = false;
       if (lo == 0xFF && hi == 0x7F) return;  // FSYNC
-      frame_at_ = held_at_;
-      frame_[have_++] = 0xFF;
-      frame_[have_++] = 0xFF;
-    } else if (have_ == 0 && lo == 0xFF && hi == 0xFF) {
+      lose_alignment(held_at_, 4, on_error);
+      return;
+    }
+    if (have_ == 0 && lo == 0xFF && hi == 0xFF) {
       half_ff_ff_ = true;
       held_at_ = pending_at_[0];
       return;
     }
     if (lo == 0xFF && hi == 0x7F) return;  // HSYNC
+    if (lo == 0xFF) {  // no frame has FF at an even byte (ID 0x7F is never used)
+      lose_alignment(have_ ? frame_at_ : pending_at_[0], have_ + 2, on_error);
+      return;
+    }
     if (have_ == 0) frame_at_ = pending_at_[0];
     frame_[have_++] = lo;
     frame_[have_++] = hi;
@@ -211,6 +246,17 @@ class deformatter {
       have_ = 0;
       frame(frame_, frame_at_, on_data, on_error);
     }
+  }
+
+  // TPIU: the frame begun so far is dropped and the next FSYNC searched for (the last stream
+  // bytes, in sync_window_, may already be the start of it).
+  template <class OnError>
+  TRACECODEC_OUT_OF_LINE constexpr void lose_alignment(std::uint64_t at, std::uint64_t length,
+                                                      OnError& on_error) noexcept {
+    on_error(diagnostic{error_code::bad_sync, at, length});
+    have_ = 0;
+    synced_ = false;
+    skipped_ = 0;
   }
 
   template <class OnError>
