@@ -15,12 +15,17 @@
 //                              context, ... with the snapshot's memory image), every field read
 //   BM_opencsd_flow/<flow corpus>  OpenCSD's full decode (ETE decoder, the snapshot's memory
 //                              image): bytes -> instruction ranges, counted
+//   BM_coresight_deformat/<capture>  CoreSight formatted frames -> each trace ID's bytes
+//                              (coresight::deformatter, a consumer summing bytes per ID)
+//   BM_opencsd_deformat/<capture>  OpenCSD's frame deformatter (C API decode tree, memory-
+//                              aligned frames, no decoder attached: frames unpacked, data dropped)
 // Corpora: a synthetic mixed trace made by the encoder (runs without ../shared), and real
 // snapshots from ../shared/conformance/ete repeated to at least 8 MiB (each repeat starts at
 // the snapshot's own A-Sync, so every repeat decodes exactly like the first). Flow corpora:
 // snapshots with memory images (flow_corpora()), repeated the same way.
 #include <benchmark/benchmark.h>
 
+#include <tracecodec/coresight/deformatter.hpp>
 #include <tracecodec/ete/element/compressor.hpp>
 #include <tracecodec/ete/element/reader.hpp>
 #include <tracecodec/ete/flow/decoder.hpp>
@@ -355,6 +360,63 @@ void ete_compress(benchmark::State& state, const corpus* c) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * c->elements.size()));
 }
 
+// Formatted captures: the memory-aligned ETMv4 buffers of ../shared/conformance/etmv4 (next to
+// the ETE corpus), each repeated to at least 8 MiB (whole frames, so repeats stay aligned).
+struct formatted_capture {
+  std::string name;
+  std::vector<std::uint8_t> bytes;
+};
+const std::vector<formatted_capture>& formatted_captures() {
+  static const std::vector<formatted_capture> cs = [] {
+    std::vector<formatted_capture> v;
+    const char* files[][2] = {{"juno_r1_1", "cstrace.bin"},
+                              {"bugfix-exact-match", "cstrace.bin"},
+                              {"juno-uname-001", "uname_trace.bin"},
+                              {"a57_single_step", "CSTMC_TRACE_FIFO.bin"}};
+    for (const auto& f : files) {
+      const std::string path = conformance_dir() + "/../etmv4/snapshots/" + f[0] + "/" + f[1];
+      std::FILE* fp = std::fopen(path.c_str(), "rb");
+      if (!fp) {
+        std::fprintf(stderr, "ete-bench: formatted capture %s skipped: cannot read %s\n", f[0], path.c_str());
+        continue;
+      }
+      std::vector<std::uint8_t> one;
+      std::uint8_t buf[65536];
+      for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, fp)) != 0;) one.insert(one.end(), buf, buf + n);
+      std::fclose(fp);
+      one.resize(one.size() / 16 * 16);
+      if (one.empty()) continue;
+      v.push_back({f[0], repeat_to(one, corpus_bytes)});
+    }
+    return v;
+  }();
+  return cs;
+}
+
+void coresight_deformat(benchmark::State& state, const formatted_capture* c) {
+  std::uint64_t per_id[128]{};
+  for (auto _ : state) {
+    tracecodec::coresight::deformatter d;
+    auto on_data = [&](std::uint8_t id, const std::uint8_t* p, std::size_t n, std::uint64_t) {
+      std::uint64_t sum = 0;
+      for (std::size_t i = 0; i < n; ++i) sum += p[i];  // the consumer reads every byte
+      per_id[id] += sum + n;
+    };
+    auto on_error = [](const tracecodec::coresight::diagnostic&) {};
+    d.decode(c->bytes.data(), c->bytes.size(), on_data, on_error);
+    benchmark::DoNotOptimize(per_id);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
+}
+
+#ifdef TRACECODEC_HAVE_OPENCSD
+void opencsd_deformat(benchmark::State& state, const formatted_capture* c) {
+  for (auto _ : state)
+    if (!bench::opencsd_deformat(c->bytes.data(), c->bytes.size())) state.SkipWithError("OpenCSD refused the capture");
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -384,6 +446,16 @@ int main(int argc, char** argv) {
     reg("BM_ete_flow", ete_flow);
 #ifdef TRACECODEC_HAVE_OPENCSD
     reg("BM_opencsd_flow", opencsd_flow);
+#endif
+  }
+  for (const formatted_capture& c : formatted_captures()) {
+    auto reg = [&](const char* what, void (*fn)(benchmark::State&, const formatted_capture*)) {
+      return benchmark::RegisterBenchmark((std::string(what) + "/" + c.name).c_str(), fn, &c)
+          ->Unit(benchmark::kMillisecond);
+    };
+    reg("BM_coresight_deformat", coresight_deformat);
+#ifdef TRACECODEC_HAVE_OPENCSD
+    reg("BM_opencsd_deformat", opencsd_deformat);
 #endif
   }
   benchmark::Initialize(&argc, argv);

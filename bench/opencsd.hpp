@@ -168,4 +168,25 @@ inline opencsd_flow_result opencsd_flow(const tracecodec::ete::registers& regs, 
   return r;
 }
 
+// OpenCSD's frame deformatter through the C API: a decode tree for CoreSight formatted,
+// memory-aligned frames (OCSD_TRC_SRC_FRAME_FORMATTED, OCSD_DFRMTR_FRAME_MEM_ALIGN) with no
+// decoder attached: every frame is unpacked and its data dropped, since no source takes it.
+// Returns whether OpenCSD accepted all the bytes.
+inline bool opencsd_deformat(const std::uint8_t* data, std::size_t size) {
+  dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_FRAME_FORMATTED, OCSD_DFRMTR_FRAME_MEM_ALIGN);
+  if (tree == C_API_INVALID_TREE_HANDLE) return false;
+  std::size_t at = 0;
+  ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
+  while (at < size && !OCSD_DATA_RESP_IS_FATAL(resp)) {
+    std::uint32_t used = 0;
+    const std::uint32_t chunk = static_cast<std::uint32_t>(size - at > (1u << 30) ? (1u << 30) : size - at);
+    resp = ocsd_dt_process_data(tree, OCSD_OP_DATA, at, chunk, data + at, &used);
+    at += used;
+    if (used == 0 && OCSD_DATA_RESP_IS_CONT(resp)) break;
+  }
+  ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, nullptr);
+  ocsd_destroy_dcd_tree(tree);
+  return at == size && !OCSD_DATA_RESP_IS_FATAL(resp);
+}
+
 }  // namespace bench
