@@ -368,7 +368,9 @@ TEST_CASE("deformatter: the formatted ETMv4 captures equal OpenCSD's listings pe
     const std::map<int, bytes> want = listed_streams(dir + "/expected/" + name + ".packets.txt");
     REQUIRE(!want.empty());
     const result r = deformat(in, f);
-    for (const auto& [id, stream] : want) {
+    for (const auto& entry : want) {  // not a structured binding: CAPTURE's lambda (clang 14)
+      const int id = entry.first;
+      const bytes& stream = entry.second;
       CAPTURE(id);
       REQUIRE(r.streams.count(id) == 1);
       CHECK(r.streams.at(id) == stream);
