@@ -34,7 +34,13 @@ if [ -f "$build/build.ninja" ]; then
 else
   CC=clang CXX=clang++ meson setup "$build" $options >/dev/null
 fi
-ninja -C "$build" >/dev/null
+# Quiet when it builds; the compiler's messages when it does not (clang 14 rejects some code
+# GCC takes, e.g. a structured binding captured by a lambda).
+if ! ninja -C "$build" >"$build/ninja.log" 2>&1; then
+  echo ".ci/fuzz.sh: the sanitizer build (clang) failed:" >&2
+  grep -E "error|FAILED" "$build/ninja.log" | head -40 >&2
+  exit 1
+fi
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:halt_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}
