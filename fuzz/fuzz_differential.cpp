@@ -122,8 +122,8 @@ config every_feature(config c) {
   c.numevent = 4;
   c.cidsize = c.vmidsize = 32;
   if (c.maxspec == 0) c.maxspec = 255;
-  c.ete_major = 1;
-  c.ete_minor = 3;
+  c.version_major = 1;
+  c.version_minor = 3;
   return c;
 }
 

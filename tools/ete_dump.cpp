@@ -50,6 +50,8 @@ const char* const usage_text =
     "usage: ete-dump --snapshot DIR [--json]\n"
     "       ete-dump FILE --trcidr0 X --trcidr2 X --trcidr8 X --trcdevarch X --trcconfigr X\n"
     "                [--trcidr1 X] [--json]\n"
+    "       ete-dump FILE --etmv4 [--m-profile] --trcidr0 X --trcidr1 X --trcidr2 X --trcidr8 X\n"
+    "                --trcconfigr X [--json]\n"
     "       ete-dump [--json]\n"
     "\n"
     "Prints every packet and every decode error of raw (unformatted) Arm ETE trace.\n"
@@ -58,6 +60,9 @@ const char* const usage_text =
     "                   own session, configured from its source's [regs]\n"
     "  FILE             decode one raw trace file as session 0; the register values\n"
     "                   (hex with 0x, or decimal) describe the trace unit that wrote it\n"
+    "  --etmv4          FILE is ETMv4 trace (ETE's predecessor; packets only): the version\n"
+    "                   comes from TRCIDR1, TRCDEVARCH is not used\n"
+    "  --m-profile      with --etmv4: the traced PE is M-profile (Armv8-M Function Return)\n"
     "  (no input)       encode a small demonstration trace and decode it\n"
     "  --json           JSON Lines output: one object per packet or error\n"
     "  --elements       print the resolved element stream (speculation and transactions\n"
@@ -420,6 +425,8 @@ int stream_session(const std::string& path, const char* what, const std::string&
 // rather than reported as the session's only diagnostic.
 std::string config_error(const ete::registers& regs) {
   using reader = ete::element_reader<ete::runtime_config>;
+  if ((g_elements || g_flow) && regs.proto == ete::protocol::etmv4)
+    return "ETMv4 trace decodes to packets only so far (no --elements or --flow)";
   const ete::error_code valid =
       g_elements || g_flow ? reader::status_for(regs) : ete::validate(regs);
   if (valid == ete::error_code::unsupported_config)
@@ -447,6 +454,17 @@ int run_snapshot(const std::string& dir, bool json) {
     if (!g_arch_given) g_flow_setup.options.arch = snap.arch;
   }
   int status = exit_ok;
+  for (const ete::snapshot::buffer& b : snap.buffers)
+    if (b.format != ete::snapshot::buffer_format::source_data) {
+      std::fprintf(stderr,
+                   "ete-dump: buffer %s (%s) is CoreSight formatted; ete-dump reads unformatted "
+                   "buffers only so far (the library's coresight::deformatter splits it by trace ID)\n",
+                   b.name.c_str(), b.file.c_str());
+      return exit_usage;
+    } else if ((g_elements || g_flow) && b.regs.proto == ete::protocol::etmv4) {
+      std::fprintf(stderr, "ete-dump: buffer %s: %s\n", b.name.c_str(), config_error(b.regs).c_str());
+      return exit_usage;
+    }
   for (std::size_t i = 0; i < snap.buffers.size(); ++i) {
     const ete::snapshot::buffer& b = snap.buffers[i];
     const std::string invalid = config_error(b.regs);
@@ -678,6 +696,16 @@ static int run_main(int argc, char** argv) {
       g_elements = true;
       continue;
     }
+    if (arg == "--etmv4") {
+      regs.proto = ete::protocol::etmv4;
+      any_reg = true;
+      continue;
+    }
+    if (arg == "--m-profile") {
+      regs.profile = ete::pe_profile::m;
+      any_reg = true;
+      continue;
+    }
     if (arg == "--atom-runs") {
       g_atom_runs = true;
       continue;
@@ -776,8 +804,14 @@ static int run_main(int argc, char** argv) {
     return run_snapshot(snapshot_dir, json);
   }
   if (have_file) {
-    for (const reg_option& o : regs_opts)
-      if (o.required && !o.seen) return usage_error("decoding a raw file needs %s", o.name);
+    const bool etm = regs.proto == ete::protocol::etmv4;
+    if (regs.profile == ete::pe_profile::m && !etm)
+      return usage_error("%s only applies with --etmv4", "--m-profile");
+    for (const reg_option& o : regs_opts) {
+      const bool required = etm ? std::string_view(o.name) != "--trcdevarch" : o.required;
+      if ((required || (etm && std::string_view(o.name) == "--trcidr1")) && !o.seen)
+        return usage_error("decoding a raw file needs %s", o.name);
+    }
     if (g_flow) {
       const std::string why = load_memory();
       if (!why.empty()) {

@@ -60,6 +60,12 @@ int run(const std::string& dir, bool verbose) {
   int status = exit_ok;
   for (std::size_t s = 0; s < snap.buffers.size(); ++s) {
     const auto& buf = snap.buffers[s];
+    if (buf.format != snapshot::buffer_format::source_data || buf.regs.proto != protocol::ete) {
+      std::fprintf(stderr, "ete-recompress: session %zu (%s): only unformatted ETE buffers recompress\n",
+                   s, buf.name.c_str());
+      status = exit_usage;
+      continue;
+    }
     // Say why instead of reporting the reader's invalid_config or unsupported_config (a
     // MAXSPEC beyond its resolution queue) as elements_equal:false.
     const error_code valid = element_reader<>::status_for(buf.regs);  // recompress()'s reader

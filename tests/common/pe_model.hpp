@@ -361,7 +361,7 @@ struct generator {
         emit(o);
       }
     } else if (r < 970) {
-      if (!(c.ete_major == 1 && c.ete_minor >= 3)) return;
+      if (!(c.version_major == 1 && c.version_minor >= 3)) return;
       e.kind = element_kind::instrumentation;
       e.number = static_cast<std::uint8_t>(pick(4));
       e.address = u64();

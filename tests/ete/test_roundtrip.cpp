@@ -27,6 +27,13 @@ const cfg_case configs[] = {
     {"commopt0-maxspec255-ts48-noq-nocid", {0x46000aa1, 0xd0000008, 255, 0x47705a13, 0x1, 0}},
     {"commopt1-maxspec15-nocc-1event", {0x28018021 & ~0x80u, 0xc0000008, 15, 0x47715a13, 0x1, 0}},
     {"commopt0-maxspec0-ete11", {0x0801cea1, 0xd0001088, 0, 0x47715a13, 0x1, 0}},
+    // ETMv4: Juno's 4.0 (8-bit VMID, COMMOPT 1), a 4.1 unit with 16-bit VMID, MAXSPEC 4 and Q,
+    // a 4.5 Cortex-M55 (32-bit addresses, Function Return), a 4.6 unit with TSMARK and 48-bit
+    // timestamps.
+    {"etmv4.0-juno-vmid8", presets::etmv4_0_juno},
+    {"etmv4.1-vmid16-maxspec4-q", {0x0801cca1, 0x00000888, 4, 0, 0x1, 0x4200f410, protocol::etmv4}},
+    {"etmv4.5-m55", presets::etmv4_5_m55},
+    {"etmv4.6-tsmark-ts48", {0x0681cea1, 0x00001088, 0, 0, 0x1, 0x4100f460, protocol::etmv4}},
 };
 
 struct gen {
@@ -92,7 +99,7 @@ struct gen {
     if (!c.vmidsize) b &= 0xbfu;
     if (!c.cidsize) b &= 0x7fu;
     out.push_back(b);
-    if (b & 0x40u) bytes(4);
+    if (b & 0x40u) bytes(c.vmidsize / 8u);  // ETE: 32 bits; ETMv4: 8, 16 or 32
     if (b & 0x80u) bytes(4);
   }
   void address_with_header(std::uint8_t ah) {
@@ -113,7 +120,7 @@ struct gen {
 
   // Appends one packet with header h; false when h is reserved in this configuration.
   bool packet(std::uint8_t h) {
-    const bool cc = c.trccci, spec = c.maxspec > 0;
+    const bool cc = c.trccci, spec = c.maxspec > 0, etm = c.proto == protocol::etmv4;
     const bool qc = c.qsupp & 1u, qn = c.qsupp & 2u;
     switch (h) {
       case 0x00: {
@@ -145,20 +152,41 @@ struct gen {
         leb(c.tssize == 64 ? 9 : 7, c.tssize == 64 ? 64 : 49, c.tssize == 64);
         if (h == 0x03) leb(3, 20);
         return true;
-      case 0x04: case 0x0a: case 0x0b: case 0x70: case 0x80:
+      case 0x0a: case 0x0b:  // Transaction Start/Commit: ETE only
+        if (etm) return false;
+        out.push_back(h);
+        return true;
+      case 0x70:  // Ignore: ETE, ETMv4.3 on
+        if (etm && c.version_minor < 3) return false;
+        out.push_back(h);
+        return true;
+      case 0x04: case 0x80:
+        out.push_back(h);
+        return true;
+      case 0x05:  // ETMv4 Function Return: Armv8-M, ETMv4.2 on
+        if (!etm || c.profile != pe_profile::m || c.version_minor < 2) return false;
+        out.push_back(h);
+        return true;
+      case 0x07:  // ETMv4 Exception Return
+        if (!etm) return false;
         out.push_back(h);
         return true;
       case 0x06: {
         out.push_back(h);
         const unsigned e = 1 + pick(2), type = pick(32);
-        out.push_back(static_cast<std::uint8_t>((e & 1u) | (type << 1) | ((e >> 1) << 6)));
+        // ETMv4: a second byte (C = 1) with TYPE[9:5] and P, half the time.
+        const bool second = etm && pick(2);
+        out.push_back(static_cast<std::uint8_t>((e & 1u) | (type << 1) | ((e >> 1) << 6) |
+                                                (second ? 0x80u : 0u)));
+        if (second) out.push_back(static_cast<std::uint8_t>(r() & 0x3fu));
         const std::uint8_t ahs[] = {0x90, 0x91, 0x92, 0x95, 0x96, 0x9a, 0x9b, 0x9d, 0x9e,
                                     0x82, 0x83, 0x85, 0x86, 0x70};
-        address_with_header(ahs[pick(sizeof ahs)]);
+        // ETMv4 sends every exception's address: no 0x70 (UNKNOWN).
+        address_with_header(ahs[pick(sizeof ahs - (etm ? 1 : 0))]);
         return true;
       }
       case 0x09:
-        if (!(c.ete_major == 1 && c.ete_minor >= 3)) return false;
+        if (!(c.version_major == 1 && c.version_minor >= 3)) return false;
         out.push_back(h);
         bytes(9);
         return true;
@@ -204,16 +232,19 @@ struct gen {
         out.push_back(h);
         return true;
       case 0xb0: case 0xb1: case 0xb2:
+        if (etm) return false;  // source addresses: ETE only
         out.push_back(h);
         return true;
       case 0xb4: case 0xb5:
+        if (etm) return false;
         out.push_back(h);
         short_address();
         return true;
-      case 0xb6: out.push_back(h); long_address(false, false); return true;
-      case 0xb7: out.push_back(h); long_address(true, false); return true;
-      case 0xb8: out.push_back(h); long_address(false, true); return true;
-      case 0xb9: out.push_back(h); long_address(true, true); return true;
+      case 0xb6: case 0xb7: case 0xb8: case 0xb9:
+        if (etm) return false;
+        out.push_back(h);
+        long_address(h == 0xb7 || h == 0xb9, h >= 0xb8);
+        return true;
       case 0xa0: case 0xa1: case 0xa2:
         if (!qc) return false;
         out.push_back(h);
@@ -297,12 +328,16 @@ TEST_CASE("round trip: every header byte with random valid payloads, several con
         // 0x0D under COMMOPT 0 with MAXSPEC 0: the header exists but no payload is legal
         // (MAXSPEC + AAAA - 15 > 0 cannot hold, D5.31).
         const bool f2_large = h == 0x0d && !c.commopt && c.maxspec == 0 && c.trccci;
+        // ETMv4's data-trace, conditional and data-sync headers are not decoded.
+        const bool unsupported = c.proto == protocol::etmv4 && h >= 0x20 && h <= 0x6f && h != 0x2d &&
+                                 !(h >= 0x2e && h <= 0x3f);
         bytes.push_back(static_cast<std::uint8_t>(h));
         if (f2_large) bytes.push_back(0xf0);
         const decoded d = decode_all(cc.regs, bytes);
         REQUIRE(d.errors.size() >= 1);
-        CHECK(d.errors[0].code ==
-              (f2_large ? error_code::malformed_payload : error_code::reserved_header));
+        CHECK(d.errors[0].code == (f2_large      ? error_code::malformed_payload
+                                   : unsupported ? error_code::unsupported_packet
+                                                 : error_code::reserved_header));
         CHECK(d.errors[0].offset == before);
         ++reserved;
         continue;

@@ -26,6 +26,8 @@ enum class error_code : std::uint8_t {
                              // than the bounded queues hold
   unsupported_config = 12,   // element layer: a valid MAXSPEC larger than the resolution queue
                              // was sized for (element_reader's Capacity)
+  unsupported_packet = 13,   // ETMv4 data-trace, conditional-instruction or data-sync marker
+                             // packet: not decoded; decoding resumes at the next A-Sync
 };
 
 // One row per code, in numeric order.
@@ -43,8 +45,9 @@ inline constexpr ::tracecodec::detail::error_text error_texts[] = {
     {"unsynchronized", "bytes skipped before an A-Sync"},
     {"resolution_overflow", "resolution queue full: oldest elements committed early"},
     {"unsupported_config", "MAXSPEC larger than this element reader resolves (give it a larger Capacity)"},
+    {"unsupported_packet", "ETMv4 data, conditional or data-sync packet: not decoded"},
 };
-static_assert(::tracecodec::detail::dense_error_table(error_texts, error_code::unsupported_config));
+static_assert(::tracecodec::detail::dense_error_table(error_texts, error_code::unsupported_packet));
 
 constexpr const char* error_name(error_code e) noexcept {
   return ::tracecodec::detail::error_text_of(error_texts, e).name;

@@ -30,8 +30,9 @@ struct decoder_stats {
   std::uint64_t bytes_skipped = 0;  // bytes not part of any packet (before/after sync loss)
 };
 
-// Largest packet other than A-Sync: Exception 64-bit with context, CID and VMID (20 bytes).
-inline constexpr unsigned max_packet_size = 20;
+// Largest packet other than A-Sync: Exception 64-bit with context, CID and VMID (20 bytes;
+// 21 with ETMv4's second exception byte).
+inline constexpr unsigned max_packet_size = 21;
 
 template <class Config = runtime_config>
 class decoder {
@@ -534,8 +535,8 @@ class decoder {
         }
         out.size = 1;
         return ok(1);
-
       case payload_op::reserved: return bad(error_code::reserved_header);
+      case payload_op::unsupported: return bad(error_code::unsupported_packet);
 
       case payload_op::extension: {
         if (end - q < 1) return need_more();
@@ -689,15 +690,27 @@ class decoder {
 
       case payload_op::exception: {
         TRACECODEC_NEED(2);
-        const std::uint8_t info = q[0], ah = q[1];
+        const std::uint8_t info = q[0];
         // D9.2.13.1: E = payload<6>:payload<0>, TYPE = payload<5:1>. Bit 7 is 0 in every ETE
-        // layout (ETMv4's second exception byte does not exist in ETE).
+        // layout; in ETMv4 it says a second byte follows, with TYPE<9:5> in bits [4:0] and
+        // the fault-pending bit P in bit 5 (M-profile exception numbers above 31).
         const unsigned ebits = (info & 1u) | ((info >> 5) & 2u);
-        if ((info & 0x80u) || (ebits != 1 && ebits != 2)) return bad(error_code::malformed_payload);
+        if (ebits != 1 && ebits != 2) return bad(error_code::malformed_payload);
         out.exception_elements = static_cast<std::uint8_t>(ebits);
-        out.exception_type = static_cast<std::uint8_t>((info >> 1) & 0x1fu);
-        q += 2;
+        out.exception_type = static_cast<std::uint16_t>((info >> 1) & 0x1fu);
+        ++q;
+        if (info & 0x80u) {
+          if (!c.etmv4()) return bad(error_code::malformed_payload);
+          TRACECODEC_NEED(2);
+          const std::uint8_t x = *q++;
+          if (x & 0xc0u) return bad(error_code::malformed_payload);  // no third byte
+          out.exception_type = static_cast<std::uint16_t>(out.exception_type | ((x & 0x1fu) << 5));
+          if (x & 0x20u) out.flags |= packet_flag::fault_pending;
+          out.value_bytes = 2;
+        }
+        const std::uint8_t ah = *q++;
         if (ah == 0x70) {  // unknown address: PE Reset, Transaction Failure (D5.24, D5.25)
+          if (c.etmv4()) return bad(error_code::malformed_payload);  // ETMv4: an address follows
           out.kind = out.exception_type == 0x00   ? packet_kind::pe_reset
                      : out.exception_type == 0x18 ? packet_kind::transaction_failure
                                                   : packet_kind::exception_unknown_address;
@@ -846,9 +859,10 @@ class decoder {
     TRACECODEC_NEED(1);
     const std::uint8_t b = q[0];
     const bool v = (b >> 6) & 1u, cid = (b >> 7) & 1u;
-    const unsigned n = 1u + (v ? 4u : 0u) + (cid ? 4u : 0u);
+    const unsigned vbytes = cfg().vmidsize / 8u;  // ETE: 4; ETMv4: 1, 2 or 4 (0: no VMID)
+    const unsigned n = 1u + (v ? vbytes : 0u) + (cid ? 4u : 0u);
     TRACECODEC_NEED(n);
-    if ((v && cfg().vmidsize == 0) || (cid && cfg().cidsize == 0))
+    if ((v && vbytes == 0) || (cid && cfg().cidsize == 0))
       return bad(error_code::config_mismatch);
     ctx.el = b & 3u;
     ctx.nse = (b >> 3) & 1u;
@@ -856,8 +870,8 @@ class decoder {
     ctx.ns = (b >> 5) & 1u;
     const std::uint8_t* r = q + 1;
     if (v) {
-      ctx.vmid = static_cast<std::uint32_t>(detail::load_le(r, 4));
-      r += 4;
+      ctx.vmid = static_cast<std::uint32_t>(detail::load_le(r, vbytes));
+      r += vbytes;
       flags |= packet_flag::has_vmid;
     }
     if (cid) {

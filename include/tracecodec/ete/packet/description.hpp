@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// One description per ETE packet kind (D5.4-D5.75, plus Instrumentation, ETE 1.3): its
+// One description per ETE packet kind (D5.4-D5.75, plus Instrumentation, ETE 1.3, and the
+// headers of ETE's predecessor ETMv4 that ETE reserves: Exception Return 0x07, Function Return
+// 0x05, and the data-trace and conditional headers ETMv4 has but this codec does not decode): its
 // header byte(s), how its payload is read, which configuration makes it legal, what the
 // header itself says, its traits and its address form. The decoder's 256-entry header table,
 // the encoder's kind -> header mapping, the exception and address-form families and the
@@ -40,6 +42,8 @@ enum class payload_op : std::uint8_t {
   q_32,
   q_count,          // COUNT only
   instrumentation,  // ETE 1.3: EL byte + 8-byte payload
+  unsupported,      // ETMv4 data trace, conditional-instruction trace, data-sync markers:
+                    // reported as error_code::unsupported_packet, decoding resumes at an A-Sync
 };
 
 // What in the trace unit's configuration makes a header legal (D9.2.2.1 Parse_Trace()).
@@ -54,6 +58,10 @@ enum class legal_when : std::uint8_t {
   q_uncounted,     // TRCIDR0.QSUPP bit 1
   events,          // the event number is below NUMEVENT (D5.68)
   instrumentation, // ETE 1.3
+  ete,             // ETE only (reserved in ETMv4)
+  etmv4,           // ETMv4 only (reserved in ETE)
+  etmv4_m,         // ETMv4.2+ on an M-profile PE only
+  ignore,          // ETE, ETMv4.3+
 };
 
 // What the header byte says beyond the kind (the bits the header table decodes).
@@ -77,6 +85,7 @@ inline constexpr std::uint8_t cycles_unknown = 4;  // Cycle Count with UNKNOWN c
 inline constexpr std::uint8_t count_unknown = 8;   // Q packet without count
 inline constexpr std::uint8_t mispredict = 16;     // Cancel: a Mispredict element follows
 inline constexpr std::uint8_t has_count = 32;      // Timestamp with COUNT (header 0x03)
+inline constexpr std::uint8_t fault_pending = 64;  // ETMv4 Exception: P bit of the second byte
 }  // namespace packet_flag
 
 // What a packet kind carries (the fields a formatter prints and a round trip compares).
@@ -120,8 +129,8 @@ constexpr address_form af(address_family f, address_width w, isa s, bool ctx = f
   K(trace_on, 0x04, 0x04, 0xff, none, always, none, 0, 0, {})                                   \
   K(timestamp, 0x02, 0x03, 0xff, timestamp, timestamps, low_bit_flag, F::has_count, 0, {})      \
   K(timestamp_marker, 0x88, 0x88, 0xff, none, ts_marker, none, 0, 0, {})                        \
-  K(transaction_start, 0x0a, 0x0a, 0xff, none, always, none, 0, 0, {})                          \
-  K(transaction_commit, 0x0b, 0x0b, 0xff, none, always, none, 0, 0, {})                         \
+  K(transaction_start, 0x0a, 0x0a, 0xff, none, ete, none, 0, 0, {})                             \
+  K(transaction_commit, 0x0b, 0x0b, 0xff, none, ete, none, 0, 0, {})                            \
   K(exception_exact, 0x06, 0x06, 0xff, exception, always, none, 0, T::address | T::exception,   \
     af(X, W::exact, isa::is0))                                                                  \
   K(exception_short_is0, 0x06, 0x06, 0xff, exception, always, none, 0,                          \
@@ -196,21 +205,21 @@ constexpr address_form af(address_family f, address_width w, isa s, bool ctx = f
     af(A, W::bits64, isa::is0, true))                                                           \
   K(address_ctx_64_is1, 0x86, 0x86, 0xff, addr_ctx_64, always, none, 0, T::address | T::context, \
     af(A, W::bits64, isa::is1, true))                                                           \
-  K(source_exact, 0xb0, 0xb2, 0xff, addr_exact, always, index, 0, T::address | T::source,       \
+  K(source_exact, 0xb0, 0xb2, 0xff, addr_exact, ete, index, 0, T::address | T::source,          \
     af(S, W::exact, isa::is0))                                                                  \
-  K(source_short_is0, 0xb4, 0xb4, 0xff, addr_short, always, none, 0, T::address | T::source,    \
+  K(source_short_is0, 0xb4, 0xb4, 0xff, addr_short, ete, none, 0, T::address | T::source,       \
     af(S, W::short_form, isa::is0))                                                             \
-  K(source_short_is1, 0xb5, 0xb5, 0xff, addr_short, always, none, 0, T::address | T::source,    \
+  K(source_short_is1, 0xb5, 0xb5, 0xff, addr_short, ete, none, 0, T::address | T::source,       \
     af(S, W::short_form, isa::is1))                                                             \
-  K(source_32_is0, 0xb6, 0xb6, 0xff, addr_32, always, none, 0, T::address | T::source,          \
+  K(source_32_is0, 0xb6, 0xb6, 0xff, addr_32, ete, none, 0, T::address | T::source,             \
     af(S, W::bits32, isa::is0))                                                                 \
-  K(source_32_is1, 0xb7, 0xb7, 0xff, addr_32, always, none, 0, T::address | T::source,          \
+  K(source_32_is1, 0xb7, 0xb7, 0xff, addr_32, ete, none, 0, T::address | T::source,             \
     af(S, W::bits32, isa::is1))                                                                 \
-  K(source_64_is0, 0xb8, 0xb8, 0xff, addr_64, always, none, 0, T::address | T::source,          \
+  K(source_64_is0, 0xb8, 0xb8, 0xff, addr_64, ete, none, 0, T::address | T::source,             \
     af(S, W::bits64, isa::is0))                                                                 \
-  K(source_64_is1, 0xb9, 0xb9, 0xff, addr_64, always, none, 0, T::address | T::source,          \
+  K(source_64_is1, 0xb9, 0xb9, 0xff, addr_64, ete, none, 0, T::address | T::source,             \
     af(S, W::bits64, isa::is1))                                                                 \
-  K(ignore, 0x70, 0x70, 0xff, none, always, none, 0, 0, {})                                     \
+  K(ignore, 0x70, 0x70, 0xff, none, ignore, none, 0, 0, {})                                     \
   K(event, 0x71, 0x7f, 0xff, none, events, event, 0, 0, {})                                     \
   K(q, 0xaf, 0xaf, 0xff, none, q_uncounted, none, F::count_unknown, T::q, {})                   \
   K(q_count, 0xac, 0xac, 0xff, q_count, q_counted, none, 0, T::q, {})                           \
@@ -224,7 +233,11 @@ constexpr address_form af(address_family f, address_width w, isa s, bool ctx = f
     af(Q, W::bits32, isa::is0))                                                                 \
   K(q_32_is1, 0xab, 0xab, 0xff, q_32, q_counted, none, 0, T::q | T::address,                    \
     af(Q, W::bits32, isa::is1))                                                                 \
-  K(instrumentation, 0x09, 0x09, 0xff, instrumentation, instrumentation, none, 0, 0, {})
+  K(instrumentation, 0x09, 0x09, 0xff, instrumentation, instrumentation, none, 0, 0, {})       \
+  K(exception_return, 0x07, 0x07, 0xff, none, etmv4, none, 0, 0, {})                            \
+  K(function_return, 0x05, 0x05, 0xff, none, etmv4_m, none, 0, 0, {})                           \
+  K(data_sync_marker, 0x20, 0x2c, 0xff, unsupported, etmv4, none, 0, 0, {})                     \
+  K(conditional, 0x40, 0x6f, 0xff, unsupported, etmv4, none, 0, 0, {})
 
 enum class packet_kind : std::uint8_t {
 #define TRACECODEC_ETE_ENUM(id, ...) id,

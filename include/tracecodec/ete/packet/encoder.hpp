@@ -241,7 +241,7 @@ class encoder {
   // decoder dispatches on).
   constexpr bool header_ok(std::uint8_t h, packet_kind k) const noexcept {
     const header_entry& e = table()[h];
-    if (e.op == payload_op::reserved) return false;
+    if (e.op == payload_op::reserved || e.op == payload_op::unsupported) return false;
     if (e.op == payload_op::exception || e.op == payload_op::extension) return true;
     return e.kind == k;
   }
@@ -314,12 +314,14 @@ class encoder {
       return fail(error_code::config_mismatch);
     if (c.el > 3 || (!v && c.vmid != st.ctx.vmid) || (!cid && c.context_id != st.ctx.context_id))
       return fail(error_code::unencodable);  // an unsent field keeps its previous value
+    const unsigned vbytes = cfg().vmidsize / 8u;  // ETE: 4; ETMv4: 1, 2 or 4
+    if (v && vbytes < 4 && (c.vmid >> (8 * vbytes)) != 0) return fail(error_code::unencodable);
     o[0] = static_cast<std::uint8_t>(c.el | (c.nse ? 8u : 0u) | (c.sf ? 16u : 0u) |
                                      (c.ns ? 32u : 0u) | (v ? 64u : 0u) | (cid ? 128u : 0u));
     int n = 1;
     if (v) {
-      detail::store_le(o + n, c.vmid, 4);
-      n += 4;
+      detail::store_le(o + n, c.vmid, vbytes);
+      n += static_cast<int>(vbytes);
     }
     if (cid) {
       detail::store_le(o + n, c.context_id, 4);
@@ -572,13 +574,13 @@ class encoder {
       case K::transaction_failure:
       case K::pe_reset: {
         if ((p.kind == K::pe_reset) != (p.exception_type == 0x00) ||
-            (p.kind == K::transaction_failure) != (p.exception_type == 0x18))
-          return fail(error_code::unencodable);
+            (p.kind == K::transaction_failure) != (p.exception_type == 0x18) || c.etmv4())
+          return fail(error_code::unencodable);  // ETMv4 sends every exception's address
         const int n = exception_info(o, p);
         if (n < 0) return n;
-        o[2] = header_of(K::ignore);  // D5.24: the address header 0x70 says UNKNOWN
+        o[n] = header_of(K::ignore);  // D5.24: the address header 0x70 says UNKNOWN
         st.history.add(0, isa::is0);  // D9.2.18.5
-        return 3;
+        return n + 1;
       }
 
       case K::instrumentation:
@@ -595,6 +597,7 @@ class encoder {
         if (d.layout == payload_op::none && d.bits == header_bits::none && d.flags == 0 &&
             d.traits == 0 && d.lo == d.hi)
           return single(d.lo);
+        if (d.layout == payload_op::unsupported) return fail(error_code::unsupported_packet);
         break;
       }
     }
@@ -631,12 +634,20 @@ class encoder {
     return n;
   }
 
-  // Exception header and info byte (D5.13): 0 E[1] TYPE E[0].
-  static constexpr int exception_info(std::uint8_t* o, const packet& p) noexcept {
-    if ((p.exception_elements != 1 && p.exception_elements != 2) || p.exception_type > 31) return fail(error_code::unencodable);
+  // Exception header and info byte (D5.13): C E[1] TYPE[4:0] E[0]; ETMv4 adds a second byte
+  // (C = 1) with P and TYPE[9:5] when the type needs it or the trace unit sent it.
+  constexpr int exception_info(std::uint8_t* o, const packet& p) const noexcept {
+    const bool fault = p.flags & packet_flag::fault_pending;
+    const bool second = p.exception_type > 31 || fault || p.value_bytes == 2;
+    if ((p.exception_elements != 1 && p.exception_elements != 2) || p.exception_type > 0x3ff ||
+        (second && !cfg().etmv4()) || p.value_bytes > 2)
+      return fail(error_code::unencodable);
     o[0] = header_of(packet_kind::exception_exact);
-    o[1] = static_cast<std::uint8_t>((p.exception_elements & 1u) | (p.exception_type << 1) | ((p.exception_elements >> 1) << 6));
-    return 2;
+    o[1] = static_cast<std::uint8_t>((p.exception_elements & 1u) | ((p.exception_type & 0x1fu) << 1) |
+                                     ((p.exception_elements >> 1) << 6) | (second ? 0x80u : 0u));
+    if (!second) return 2;
+    o[2] = static_cast<std::uint8_t>((p.exception_type >> 5) | (fault ? 0x20u : 0u));
+    return 3;
   }
 
   detail::configured<Config> conf_{};

@@ -127,6 +127,11 @@ constexpr bool legal(legal_when when, std::uint8_t h, const config& c) noexcept 
     case legal_when::q_uncounted: return (c.qsupp & 2u) != 0;
     case legal_when::events: return ((h & 0xfu) >> c.numevent) == 0;  // implemented ETEEvents
     case legal_when::instrumentation: return c.has_instrumentation();
+    case legal_when::ete: return !c.etmv4();
+    case legal_when::etmv4: return c.etmv4();
+    case legal_when::etmv4_m:  // Armv8-M Function Return, from ETMv4.2 on
+      return c.etmv4() && c.profile == pe_profile::m && c.version_minor >= 2;
+    case legal_when::ignore: return !c.etmv4() || c.version_minor >= 3;  // ETMv4.3 added it
   }
   return false;
 }

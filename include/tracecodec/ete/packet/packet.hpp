@@ -37,7 +37,7 @@ struct packet {
   packet_kind kind = packet_kind::async;
   std::uint8_t atom_count = 0;
   isa sub_isa = isa::is0;
-  std::uint8_t exception_type = 0;  // Exception TYPE (D5.13)
+  std::uint16_t exception_type = 0; // Exception TYPE (D5.13); ETMv4 M-profile: up to 10 bits
   std::uint8_t exception_elements = 0;  // Exception E field (D5.13): 1 = the Exception element,
                                         // 2 = a Target Address element, then the Exception
   std::uint8_t index = 0;           // exact-match address history index (QE)

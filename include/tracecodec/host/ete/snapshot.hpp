@@ -7,8 +7,11 @@
 // from filebuf::underflow on a directory).
 //
 // Supported: buffers with format=source_data (raw trace from one source, no CoreSight frame
-// formatting). Each buffer is one independent trace session. The traced core's memory dumps
-// ([dumpN] sections of its device file) are read into memory regions for program flow.
+// formatting), format=coresight (CoreSight formatted frames, memory aligned, several sources
+// told apart by their trace IDs) and format=dstream_coresight (a DSTREAM capture of a TPIU
+// stream). Sources of type ETE and ETM4/ETM4.x are decodable; others (STM) are listed only.
+// Each buffer is one independent trace session. The traced core's memory dumps ([dumpN]
+// sections of its device file) are read into memory regions for program flow.
 #pragma once
 
 #include <cerrno>
@@ -31,13 +34,35 @@
 
 namespace tracecodec::ete::snapshot {
 
+// How a buffer's bytes are laid out ([bufferN] format=).
+enum class buffer_format : std::uint8_t {
+  source_data,        // one source's trace, unformatted
+  coresight,          // CoreSight formatter frames, 16-byte aligned from the file's start
+  dstream_coresight,  // DSTREAM: 512-byte blocks of 504 TPIU stream bytes + an 8-byte footer
+};
+
+// A trace source feeding a buffer ([source_buffers] entry) with its device's settings.
+struct trace_source {
+  std::string name;               // the source device's name (ETM_0, ...)
+  std::string type;               // its [device] type= (ETE, ETM4, ETM4.x, STM, ...)
+  bool decodable = false;         // ETE or ETMv4: `regs` and `trctraceidr` hold its values
+  registers regs;                 // its [regs] (proto and profile set from the types)
+  std::uint32_t trctraceidr = 0;  // its TRCTRACEIDR (0 when absent)
+  std::string core_name;          // the core [core_trace_sources] maps to it ("" if none)
+  std::string core_type;          // that core's [device] type=
+};
+
 struct buffer {
   std::string name;    // [bufferN] name=
   std::string file;    // [bufferN] file=, as written in trace.ini (relative to the snapshot)
   std::string path;    // the file to open: `file` joined to the snapshot directory
-  std::string source;  // name of the trace source device feeding this buffer
-  registers regs;      // that device's [regs]
-  std::uint32_t trctraceidr = 0;  // that device's TRCTRACEIDR (0 when absent)
+  buffer_format format = buffer_format::source_data;
+  std::vector<trace_source> sources;  // every source writing into it, in [source_buffers] order
+  // The first decodable source's name, registers and trace ID (the only source of a
+  // source_data buffer); empty / zero when none is decodable.
+  std::string source;
+  registers regs;
+  std::uint32_t trctraceidr = 0;
   std::vector<std::uint8_t> data;  // the buffer's bytes; empty unless load_options::read_data
 };
 
@@ -409,6 +434,15 @@ inline std::string_view register_key(std::string_view key) {
   return trim(paren == std::string_view::npos ? key : key.substr(0, paren));
 }
 
+// A register's value by name, whatever suffix its key has ("TRCTRACEIDR(0x010)",
+// "TRCTRACEIDR(id:0x10)").
+inline const std::string* find_register(const ini_section* s, std::string_view name) {
+  if (s == nullptr) return nullptr;
+  for (const auto& kv : s->entries)
+    if (iequals(register_key(kv.first), name)) return &kv.second;
+  return nullptr;
+}
+
 inline loaded fail(std::string message) {
   loaded r;
   r.error = std::move(message);
@@ -423,8 +457,34 @@ struct device {
   ini_file ini;
 };
 
+// The PE profile a core type names: Cortex-M*, ARMv*-M.
+inline pe_profile profile_for_core(std::string_view type) {
+  auto m = [](std::string_view t, std::string_view p) {
+    return t.size() >= p.size() && iequals(t.substr(0, p.size()), p);
+  };
+  if (m(type, "Cortex-M")) return pe_profile::m;
+  if (m(type, "ARMv") && type.size() >= 2 && (type.back() == 'M' || type.back() == 'm') &&
+      type[type.size() - 2] == '-')
+    return pe_profile::m;
+  return pe_profile::a;
+}
+
+// The protocol of a trace source device type, or false when it is not ETE or ETMv4.
+inline bool protocol_for_type(std::string_view type, protocol& p) {
+  if (iequals(type, "ETE")) {
+    p = protocol::ete;
+    return true;
+  }
+  if (type.size() >= 4 && iequals(type.substr(0, 4), "ETM4")) {  // ETM4, ETM4.x
+    p = protocol::etmv4;
+    return true;
+  }
+  return false;
+}
+
 // Reads the [regs] section of a source device. Returns an empty string or an error message.
-inline std::string read_registers(const device& d, registers& regs) {
+// ETE needs TRCDEVARCH; ETMv4 takes its version from TRCIDR1 instead.
+inline std::string read_registers(const device& d, registers& regs, protocol proto = protocol::ete) {
   const ini_section* s = find_section(d.ini, "regs");
   if (s == nullptr) return "device '" + d.name + "' (" + d.file + ") has no [regs] section";
   struct reg_slot {
@@ -434,10 +494,12 @@ inline std::string read_registers(const device& d, registers& regs) {
     bool seen;
   };
   regs = registers{};
+  regs.proto = proto;
+  const bool etm = proto == protocol::etmv4;
   reg_slot slots[] = {
-      {"TRCIDR0", &regs.trcidr0, true, false},       {"TRCIDR1", &regs.trcidr1, false, false},
+      {"TRCIDR0", &regs.trcidr0, true, false},       {"TRCIDR1", &regs.trcidr1, etm, false},
       {"TRCIDR2", &regs.trcidr2, true, false},       {"TRCIDR8", &regs.trcidr8, false, false},
-      {"TRCDEVARCH", &regs.trcdevarch, true, false}, {"TRCCONFIGR", &regs.trcconfigr, false, false},
+      {"TRCDEVARCH", &regs.trcdevarch, !etm, false}, {"TRCCONFIGR", &regs.trcconfigr, false, false},
   };
   for (const auto& kv : s->entries) {
     const std::string_view key = register_key(kv.first);
@@ -609,43 +671,69 @@ inline loaded load(const std::string& dir, const load_options& opt = {}) {
       return fail(trace_path + ": [" + std::string(id) + "] has no name=");
     if (file == nullptr || file->empty())
       return fail(trace_path + ": [" + std::string(id) + "] has no file=");
-    if (format == nullptr || *format != "source_data")
-      return fail(trace_path + ": buffer '" + *name + "' has format '" +
-                  (format ? *format : std::string()) +
-                  "'; only format=source_data (unformatted trace) is supported");
+    const std::string fmt = format ? *format : std::string();
+    if (fmt == "source_data")
+      b.format = buffer_format::source_data;
+    else if (fmt == "coresight")
+      b.format = buffer_format::coresight;
+    else if (fmt == "dstream_coresight")
+      b.format = buffer_format::dstream_coresight;
+    else
+      return fail(trace_path + ": buffer '" + *name + "' has format '" + fmt +
+                  "'; supported: source_data, coresight, dstream_coresight");
     b.name = *name;
     b.file = *file;
 
-    // The source device that writes into this buffer (exactly one for source_data).
-    const std::string* source = nullptr;
+    // The source devices that write into this buffer (exactly one for source_data).
     if (sources != nullptr) {
       for (const auto& kv : sources->entries) {
         if (kv.second != b.name) continue;
-        if (source != nullptr)
-          return fail(trace_path + ": buffer '" + b.name +
-                      "' has more than one source, which format=source_data cannot hold");
-        source = &kv.first;
+        trace_source src;
+        src.name = kv.first;
+        const device* dev = nullptr;
+        for (const device& d : devices)
+          if (d.name == src.name) {
+            dev = &d;
+            break;
+          }
+        if (dev == nullptr)
+          return fail(snapshot_path + ": no device named '" + src.name + "' (source of buffer '" +
+                      b.name + "')");
+        src.type = dev->type;
+        // The core the source traces, for its profile (and the flow layer's memory).
+        if (const ini_section* assoc = find_section(trace, "core_trace_sources"))
+          for (const auto& c : assoc->entries)
+            if (c.second == src.name && src.core_name.empty()) {
+              src.core_name = c.first;
+              for (const device& d : devices)
+                if (d.name == c.first) src.core_type = d.type;
+            }
+        protocol proto = protocol::ete;
+        // A source_data buffer's one source is read as ETE unless its type says ETMv4 (the
+        // ETE corpus's devices say type=ETE, but a snapshot that leaves it out still loads).
+        src.decodable = protocol_for_type(src.type, proto) || fmt == "source_data";
+        if (src.decodable) {
+          const std::string reg_error = read_registers(*dev, src.regs, proto);
+          if (!reg_error.empty()) return fail(reg_error);
+          src.regs.profile = profile_for_core(src.core_type);
+          if (const std::string* id = find_register(find_section(dev->ini, "regs"), "TRCTRACEIDR"))
+            if (!parse_u32(*id, src.trctraceidr))
+              return fail("device '" + dev->name + "' (" + dev->file + "): bad value '" + *id +
+                          "' for TRCTRACEIDR");
+          if (b.source.empty()) {
+            b.source = src.name;
+            b.regs = src.regs;
+            b.trctraceidr = src.trctraceidr;
+          }
+        }
+        b.sources.push_back(std::move(src));
       }
     }
-    if (source == nullptr)
+    if (b.sources.empty())
       return fail(trace_path + ": no [source_buffers] entry names buffer '" + b.name + "'");
-    b.source = *source;
-
-    const device* dev = nullptr;
-    for (const device& d : devices)
-      if (d.name == b.source) {
-        dev = &d;
-        break;
-      }
-    if (dev == nullptr)
-      return fail(snapshot_path + ": no device named '" + b.source + "' (source of buffer '" +
-                  b.name + "')");
-    const std::string reg_error = read_registers(*dev, b.regs);
-    if (!reg_error.empty()) return fail(reg_error);
-    if (const std::string* id = find_value(find_section(dev->ini, "regs"), "TRCTRACEIDR"))
-      if (!parse_u32(*id, b.trctraceidr))
-        return fail("device '" + dev->name + "' (" + dev->file + "): bad value '" + *id +
-                    "' for TRCTRACEIDR");
+    if (b.format == buffer_format::source_data && b.sources.size() > 1)
+      return fail(trace_path + ": buffer '" + b.name +
+                  "' has more than one source, which format=source_data cannot hold");
 
     b.path = join_path(dir, b.file);
     std::string why;
