@@ -18,7 +18,10 @@
 //   on_data(std::uint8_t id, const std::uint8_t* bytes, std::size_t n, std::uint64_t offset)
 // with the input offset of the run's first byte (runs are at most 15 bytes: a frame's data
 // bytes are not contiguous in the input, and bit 0 of every other byte comes from the
-// auxiliary byte, so they are copied once). Errors and notices: on_error(const diagnostic&).
+// auxiliary byte, so they are copied once). Or, faster, batches: an on_data callable as
+// on_data(const data_batch&) gets up to batch_frames frames of one source per call, with a
+// mask per frame that gives each byte's offset (data_batch below). Errors and notices:
+// on_error(const diagnostic&), in stream order with the data in both forms.
 #pragma once
 
 #include <cstddef>
