@@ -87,6 +87,33 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   cs::deformatter c(format);
   FUZZ_CHECK(run(c, in, n, seed) == whole);
+
+  // Batches (on_data(const data_batch&)): the same bytes and diagnostics; every run's first
+  // byte is a batch byte at the run's offset.
+  {
+    recorded b;
+    std::vector<std::uint64_t> at;  // offset_of each batch byte
+    auto on_batch = [&](const cs::data_batch& x) {
+      FUZZ_CHECK(x.size >= 1 && x.frames >= 1 && x.frames <= cs::batch_frames);
+      FUZZ_CHECK(cs::valid_trace_id(x.id));
+      for (std::size_t i = 0; i < x.size; ++i) {
+        b.bytes.push_back(x.bytes[i]);
+        b.ids.push_back(x.id);
+        at.push_back(x.offset_of(i));
+      }
+    };
+    auto on_error = [&](const cs::diagnostic& e) { b.errors.push_back(e); };
+    cs::deformatter bd(format);
+    bd.decode(in, n, on_batch, on_error);
+    FUZZ_CHECK(b.bytes == whole.bytes);
+    FUZZ_CHECK(b.errors == whole.errors);
+    std::size_t k = 0;
+    for (std::size_t r = 0; r < whole.offsets.size(); ++r) {
+      FUZZ_CHECK(k < at.size() && b.ids[k] == whole.ids[r] && at[k] == whole.offsets[r]);
+      const std::uint64_t next = r + 1 < whole.offsets.size() ? whole.offsets[r + 1] : ~std::uint64_t{0};
+      while (k < at.size() && at[k] < next && b.ids[k] == whole.ids[r]) ++k;  // this run's bytes
+    }
+  }
   d.reset();
   FUZZ_CHECK(run(d, in, n, seed ^ 1) == whole);
 

@@ -540,3 +540,292 @@ TEST_CASE("deformatter: a barrier frame (four FSYNCs) in a memory buffer") {
   CHECK(barrier);
   CHECK(no_id);
 }
+
+// ---- batched delivery (on_data(const data_batch&)) ------------------------------------------
+namespace {
+
+// One data byte as it left the deformatter: its source, value and input offset.
+struct out_byte {
+  int id;
+  std::uint8_t value;
+  std::uint64_t offset;
+  bool operator==(const out_byte&) const = default;
+};
+
+// A reference written from the frame rules alone, one byte at a time (memory-aligned frames):
+// every data byte of a valid trace ID with its input offset.
+std::vector<out_byte> reference_bytes(const bytes& in) {
+  std::vector<out_byte> v;
+  int cur = -1;  // no ID byte yet (or forgotten at a barrier)
+  auto emit = [&](std::uint8_t b, std::uint64_t at) {
+    if (cur > 0 && cur < 0x70) v.push_back({cur, b, at});
+  };
+  for (std::size_t o = 0; o + 16 <= in.size(); o += 16) {
+    const std::uint8_t* f = in.data() + o;
+    bool barrier = true;
+    for (unsigned k = 0; k < 16; k += 4)
+      barrier = barrier && f[k] == 0xFF && f[k + 1] == 0xFF && f[k + 2] == 0xFF && f[k + 3] == 0x7F;
+    if (barrier) {
+      cur = -1;
+      continue;
+    }
+    const unsigned aux = f[15];
+    for (unsigned k = 0; k < 8; ++k) {
+      const std::uint8_t b = f[2 * k];
+      if (b & 1u) {
+        const bool delayed = ((aux >> k) & 1u) != 0 && k < 7;
+        if (delayed) emit(f[2 * k + 1], o + 2 * k + 1);
+        cur = b >> 1;
+        if (!delayed && k < 7) emit(f[2 * k + 1], o + 2 * k + 1);
+      } else {
+        emit(static_cast<std::uint8_t>(b | ((aux >> k) & 1u)), o + 2 * k);
+        if (k < 7) emit(f[2 * k + 1], o + 2 * k + 1);
+      }
+    }
+  }
+  return v;
+}
+
+// What the batch API delivered: each byte with offset_of(i), the batches' shapes, and the
+// diagnostics with the number of data bytes delivered before each (their place in the stream).
+struct batch_result {
+  std::vector<out_byte> bytes;
+  std::vector<std::pair<diagnostic, std::size_t>> errors;
+  std::vector<std::size_t> batch_frames_seen;  // frames of each batch
+  std::vector<int> batch_ids;
+  std::vector<std::size_t> batch_ends;  // bytes delivered after each batch
+  bool operator==(const batch_result&) const = default;
+};
+
+struct batch_sink {
+  batch_result* r;
+  void operator()(const data_batch& b) const {
+    REQUIRE(b.size >= 1);
+    REQUIRE(b.frames >= 1);
+    REQUIRE(b.frames <= batch_frames);
+    REQUIRE(valid_trace_id(b.id));
+    std::size_t bits = 0;
+    bool whole = true;
+    for (std::size_t j = 0; j < b.frames; ++j) {
+      REQUIRE(b.frame_masks[j] != 0);  // every frame of a batch gives it bytes
+      REQUIRE((b.frame_masks[j] & 0x8000u) == 0);  // never byte 15 (the auxiliary byte)
+      for (unsigned m = b.frame_masks[j]; m != 0; m &= m - 1) ++bits;
+      whole = whole && b.frame_masks[j] == whole_frame;
+    }
+    REQUIRE(bits == b.size);
+    for (std::size_t i = 0; i < b.size; ++i) {
+      const std::uint64_t at = b.offset_of(i);
+      // The documented rule for batches of whole frames.
+      if (whole) REQUIRE(at == b.offset + 16 * (i / 15) + i % 15);
+      r->bytes.push_back({b.id, b.bytes[i], at});
+    }
+    r->batch_frames_seen.push_back(b.frames);
+    r->batch_ids.push_back(b.id);
+    r->batch_ends.push_back(r->bytes.size());
+  }
+  void operator()(const diagnostic& d) const { r->errors.emplace_back(d, r->bytes.size()); }
+};
+
+batch_result deformat_batches(const bytes& in, frame_format f, const std::vector<std::size_t>& sizes = {}) {
+  batch_result r;
+  deformatter d(f);
+  batch_sink s{&r};
+  if (sizes.empty()) {
+    d.decode(in.data(), in.size(), s, s);
+    return r;
+  }
+  std::size_t k = 0;
+  for (std::size_t at = 0; at < in.size(); ++k) {
+    const std::size_t n = std::min(in.size() - at, sizes[k % sizes.size()]);
+    d.decode_part(in.data() + at, n, s, s);
+    at += n;
+  }
+  d.decode_end(s, s);
+  return r;
+}
+
+// The per-run API's output in the same form: each run's first byte at the run's offset (the
+// later bytes of a run get the reference's offsets where given, else the run's offset + place,
+// which only the first-byte check relies on), diagnostics placed the same way.
+struct run_bytes {
+  std::vector<out_byte> bytes;
+  std::vector<std::size_t> run_starts;  // index of each run's first byte
+  std::vector<std::pair<diagnostic, std::size_t>> errors;
+};
+run_bytes deformat_runs(const bytes& in, frame_format f) {
+  run_bytes r;
+  deformatter d(f);
+  auto on_data = [&](std::uint8_t id, const std::uint8_t* p, std::size_t n, std::uint64_t at) {
+    r.run_starts.push_back(r.bytes.size());
+    for (std::size_t i = 0; i < n; ++i) r.bytes.push_back({id, p[i], at + i});
+  };
+  auto on_error = [&](const diagnostic& e) { r.errors.emplace_back(e, r.bytes.size()); };
+  d.decode(in.data(), in.size(), on_data, on_error);
+  return r;
+}
+
+// Batches against runs: the same bytes in the same order under the same IDs, each run's first
+// byte at the offset the batch gives it, the same diagnostics at the same places.
+void check_batches_equal_runs(const batch_result& b, const run_bytes& r) {
+  REQUIRE(b.bytes.size() == r.bytes.size());
+  for (std::size_t i = 0; i < b.bytes.size(); ++i) {
+    REQUIRE(b.bytes[i].id == r.bytes[i].id);
+    REQUIRE(b.bytes[i].value == r.bytes[i].value);
+  }
+  for (std::size_t s : r.run_starts) REQUIRE(b.bytes[s].offset == r.bytes[s].offset);
+  CHECK(b.errors == r.errors);
+}
+
+}  // namespace
+
+TEST_CASE("deformatter batches: the formatted ETMv4 captures (reference offsets, runs, chunks)") {
+  const std::string dir = etmv4_dir();
+  const char* names[] = {"a57_single_step", "bugfix-exact-match", "juno-uname-001", "juno_r1_1",
+                         "a55-test-tpiu"};
+  std::uint64_t checked = 0;
+  for (const std::string name : names) {
+    CAPTURE(name);
+    const std::string snap = dir + "/snapshots/" + name;
+    const std::string format = ini_value(snap + "/trace.ini", "buffer0", "format");
+    const std::string file = ini_value(snap + "/trace.ini", "buffer0", "file");
+    REQUIRE_MESSAGE(!format.empty(), "no snapshot at " << snap);
+    const frame_format f = format == "coresight" ? frame_format::memory_aligned : frame_format::dstream;
+    const bytes in = slurp(snap + "/" + file);
+    REQUIRE(!in.empty());
+    const batch_result b = deformat_batches(in, f);
+    check_batches_equal_runs(b, deformat_runs(in, f));
+    if (f == frame_format::memory_aligned) {
+      CHECK(b.bytes == reference_bytes(in));  // every byte's offset
+      // Repeated (as the benchmark does): batches fill up to batch_frames frames.
+      bytes rep;
+      for (int k = 0; k < 3; ++k) rep.insert(rep.end(), in.begin(), in.end() - static_cast<std::ptrdiff_t>(in.size() % 16));
+      const batch_result br = deformat_batches(rep, f);
+      CHECK(br.bytes == reference_bytes(rep));
+    } else {
+      for (std::size_t n : b.batch_frames_seen) CHECK(n == 1);  // TPIU/DSTREAM: a frame a batch
+    }
+    // Chunks: the same bytes, offsets and diagnostics (batches end at each decode_part).
+    for (const std::vector<std::size_t>& sizes :
+         {std::vector<std::size_t>{1}, {7}, {16}, {1, 7, 16, 500, 3, 4096}, {1000}, {15, 17}}) {
+      batch_result c = deformat_batches(in, f, sizes);
+      CHECK(c.bytes == b.bytes);
+      CHECK(c.errors == b.errors);
+    }
+    checked += b.bytes.size();
+  }
+  MESSAGE("batches: " << checked << " bytes of the ETMv4 captures, each with its offset");
+}
+
+TEST_CASE("deformatter batches: random interleavings, cut at ID changes, chunks split anywhere") {
+  std::mt19937 rng(1717);
+  std::uint64_t compared = 0;
+  for (int round = 0; round < 300; ++round) {
+    CAPTURE(round);
+    std::vector<std::uint8_t> ids;
+    const unsigned sources = 1 + rng() % 6;
+    for (unsigned s = 0; s < sources; ++s) ids.push_back(static_cast<std::uint8_t>(1 + rng() % 0x6f));
+    // Long runs too (up to ~40 frames of one source), so batches grow past a few frames.
+    std::vector<item> items = random_items(rng, 1 + rng() % 4000, ids);
+    if (round % 3 == 0) {
+      std::vector<item> longer;
+      for (const item& it : items)
+        for (int k = 0; k < 1 + (round % 15); ++k) longer.push_back({it.id, static_cast<std::uint8_t>(rng())});
+      items = longer;
+    }
+    bytes frames = format_frames(items, rng, round % 2 == 0);
+    if (round % 10 == 5) {  // a barrier in the middle: the trace ID is forgotten
+      const std::size_t at = frames.size() / 32 * 16;
+      const bytes barrier = {0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF, 0x7F};
+      frames.insert(frames.begin() + static_cast<std::ptrdiff_t>(at), barrier.begin(), barrier.end());
+    }
+    const batch_result b = deformat_batches(frames, frame_format::memory_aligned);
+    CHECK(b.bytes == reference_bytes(frames));
+    check_batches_equal_runs(b, deformat_runs(frames, frame_format::memory_aligned));
+    // A batch ends where the trace ID changes: two batches of one source in a row only when
+    // the first was full or a diagnostic (the barrier) came between them.
+    for (std::size_t k = 0; k + 1 < b.batch_ids.size(); ++k) {
+      if (b.batch_ids[k] != b.batch_ids[k + 1]) continue;
+      bool between = false;
+      for (const auto& e : b.errors) between = between || e.second == b.batch_ends[k];
+      CHECK((b.batch_frames_seen[k] == batch_frames || between));
+    }
+    std::size_t changes = 0;  // and every change of source in the bytes starts a new batch
+    for (std::size_t i = 1; i < b.bytes.size(); ++i) changes += b.bytes[i].id != b.bytes[i - 1].id;
+    std::size_t batch_changes = 0;
+    for (std::size_t k = 1; k < b.batch_ids.size(); ++k) batch_changes += b.batch_ids[k] != b.batch_ids[k - 1];
+    CHECK(batch_changes == changes);
+    std::vector<std::size_t> sizes;
+    for (int k = 0; k < 16; ++k) sizes.push_back(1 + rng() % 70);
+    batch_result c = deformat_batches(frames, frame_format::memory_aligned, sizes);
+    CHECK(c.bytes == b.bytes);
+    CHECK(c.errors == b.errors);
+    compared += b.bytes.size();
+  }
+  MESSAGE("batches: " << compared << " bytes of 300 interleavings equal the reference");
+}
+
+TEST_CASE("deformatter batches: input cut in two at every byte, and one byte at a time") {
+  std::mt19937 rng(77);
+  std::vector<item> items = random_items(rng, 1500, {0x10, 0x22, 0x33});
+  for (int k = 0; k < 1500; ++k) items.push_back({0x10, static_cast<std::uint8_t>(rng())});  // long run
+  const bytes frames = format_frames(items, rng);
+  const batch_result whole = deformat_batches(frames, frame_format::memory_aligned);
+  CHECK(whole.bytes == reference_bytes(frames));
+  for (std::size_t cut = 1; cut < frames.size(); ++cut) {
+    CAPTURE(cut);
+    batch_result r;
+    deformatter d;
+    batch_sink s{&r};
+    d.decode_part(frames.data(), cut, s, s);
+    d.decode_part(frames.data() + cut, frames.size() - cut, s, s);
+    d.decode_end(s, s);
+    REQUIRE(r.bytes == whole.bytes);
+    REQUIRE(r.errors == whole.errors);
+  }
+  const batch_result ones = deformat_batches(frames, frame_format::memory_aligned, {1});
+  CHECK(ones.bytes == whole.bytes);
+  CHECK(ones.errors == whole.errors);
+}
+
+TEST_CASE("deformatter batches: TPIU and DSTREAM streams give the per-run API's bytes and offsets") {
+  std::mt19937 rng(4242);
+  for (int round = 0; round < 60; ++round) {
+    CAPTURE(round);
+    const std::vector<item> items = random_items(rng, 1 + rng() % 1500, {0x10, 0x11, 0x2a, 0x6f});
+    const bytes frames = format_frames(items, rng);
+    const bytes port = tpiu_stream(frames, rng() % 40, rng);
+    const bytes ds = dstream_blocks(port, rng);
+    for (const auto& [in, f] : {std::pair<const bytes&, frame_format>{port, frame_format::tpiu},
+                                std::pair<const bytes&, frame_format>{ds, frame_format::dstream}}) {
+      const batch_result b = deformat_batches(in, f);
+      check_batches_equal_runs(b, deformat_runs(in, f));
+      for (std::size_t n : b.batch_frames_seen) CHECK(n == 1);
+      std::vector<std::size_t> sizes;
+      for (int k = 0; k < 8; ++k) sizes.push_back(1 + rng() % 33);
+      const batch_result c = deformat_batches(in, f, sizes);
+      CHECK(c.bytes == b.bytes);
+      CHECK(c.errors == b.errors);
+    }
+  }
+}
+
+TEST_CASE("deformatter batches: null and reserved IDs, data before the first ID byte") {
+  // The hand-built frames of the null/reserved test, then the same with a first frame of data
+  // before any ID byte: diagnostics at the same places as with runs, no batch for IDs 0/0x7D.
+  bytes f(48, 0);
+  for (unsigned j = 0; j < 15; ++j) f[j] = static_cast<std::uint8_t>(0x40 + 2 * j);
+  f[16] = 0x05 << 1 | 1;
+  for (unsigned j = 17; j < 24; ++j) f[j] = static_cast<std::uint8_t>(0x10 + 2 * j);
+  f[24] = 0x01;  // ID 0
+  f[32] = 0x7D << 1 | 1;
+  f[33] = 0xAA;
+  f[36] = 0x05 << 1 | 1;
+  const batch_result b = deformat_batches(f, frame_format::memory_aligned);
+  CHECK(b.bytes == reference_bytes(f));
+  check_batches_equal_runs(b, deformat_runs(f, frame_format::memory_aligned));
+  REQUIRE(b.errors.size() == 3);
+  CHECK(b.errors[0].first == diagnostic{error_code::no_id_data, 0, 15});  // bytes 0-14
+  CHECK(b.errors[1].first.code == error_code::null_id_data);
+  CHECK(b.errors[2].first.code == error_code::reserved_id);
+  for (int id : b.batch_ids) CHECK(id == 0x05);
+}

@@ -18,11 +18,15 @@
 //   on_data(std::uint8_t id, const std::uint8_t* bytes, std::size_t n, std::uint64_t offset)
 // with the input offset of the run's first byte (runs are at most 15 bytes: a frame's data
 // bytes are not contiguous in the input, and bit 0 of every other byte comes from the
-// auxiliary byte, so they are copied once). Errors and notices: on_error(const diagnostic&).
+// auxiliary byte, so they are copied once). Or, faster, batches: an on_data callable as
+// on_data(const data_batch&) gets up to batch_frames frames of one source per call, with a
+// mask per frame that gives each byte's offset (data_batch below). Errors and notices:
+// on_error(const diagnostic&), in stream order with the data in both forms.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "../detail/error_text.hpp"
 #include "../detail/hot.hpp"
@@ -86,6 +90,140 @@ enum class frame_format : std::uint8_t {
 inline constexpr std::size_t frame_size = 16;
 inline constexpr std::size_t dstream_block = 512, dstream_stream = 504;
 
+// Batched delivery: at most this many frames' data in one data_batch.
+inline constexpr std::size_t batch_frames = 64;
+// A frame mask with bits 0-14 set: all 15 data bytes of a frame without ID bytes.
+inline constexpr std::uint16_t whole_frame = 0x7FFF;
+
+// Consecutive data bytes of one trace source, unpacked from `frames` frames. Frame j of the
+// batch starts at input offset `offset + 16 * j` (memory-aligned frames are back to back;
+// TPIU and DSTREAM batches hold one frame each, frames == 1); bit b of frame_masks[j] is set
+// when byte b of that frame is in `bytes` (bits 0-14; the bytes keep the frame's order). So a
+// batch of whole frames (every mask whole_frame) has byte i from offset + 16 * (i / 15) + i % 15;
+// offset_of(i) gives it for any batch. The pointers are valid during the call only.
+struct data_batch {
+  std::uint8_t id = 0;
+  const std::uint8_t* bytes = nullptr;
+  std::size_t size = 0;
+  std::uint64_t offset = 0;
+  const std::uint16_t* frame_masks = nullptr;
+  std::size_t frames = 0;
+
+  // The input offset of bytes[i] (i < size). Like the offset of a run: the frame's offset plus
+  // the byte's place in the frame (in a TPIU stream, HSYNCs inside the frame are not counted).
+  constexpr std::uint64_t offset_of(std::size_t i) const noexcept {
+    for (std::size_t j = 0; j < frames; ++j)
+      for (unsigned b = 0; b < frame_size - 1; ++b)
+        if ((frame_masks[j] >> b) & 1u) {
+          if (i == 0) return offset + frame_size * j + b;
+          --i;
+        }
+    return ~std::uint64_t{0};  // i >= size
+  }
+};
+
+// ---- unpacking a frame (the deformatter's helpers) ------------------------------------------
+// GCC and Clang get compiler builtins (unaligned word loads and stores, count trailing zeros);
+// other compilers, and builds that define TRACECODEC_DEFORMAT_PORTABLE (the tests build the
+// deformatter both ways), the plain C++ forms, which give the same results.
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(TRACECODEC_DEFORMAT_PORTABLE)
+#define TRACECODEC_DEFORMAT_BUILTINS 1
+#else
+#define TRACECODEC_DEFORMAT_BUILTINS 0
+#endif
+namespace detail {
+
+// Little-endian words: with the builtins one unaligned load or store (__builtin_memcpy); the
+// byte-by-byte form is for constant evaluation and the portable build (GCC 12 at -O2 turns a
+// pair of them into a stack round trip that stalls on store forwarding).
+constexpr std::uint64_t load64(const std::uint8_t* p) noexcept {
+#if TRACECODEC_DEFORMAT_BUILTINS
+  if (!std::is_constant_evaluated()) {
+    std::uint64_t v;
+    __builtin_memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+  }
+#endif
+  using u64 = std::uint64_t;
+  return u64{p[0]} | u64{p[1]} << 8 | u64{p[2]} << 16 | u64{p[3]} << 24 | u64{p[4]} << 32 |
+         u64{p[5]} << 40 | u64{p[6]} << 48 | u64{p[7]} << 56;
+}
+constexpr void store64(std::uint8_t* p, std::uint64_t v) noexcept {
+#if TRACECODEC_DEFORMAT_BUILTINS
+  if (!std::is_constant_evaluated()) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    __builtin_memcpy(p, &v, 8);
+    return;
+  }
+#endif
+  for (unsigned i = 0; i < 8; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+// Bits 0-3 to bit 0 of bytes 0, 2, 4, 6 of a little-endian word (the auxiliary bits of the
+// frame's first or second eight bytes).
+struct nibble_table {
+  std::uint64_t w[16];
+};
+constexpr nibble_table make_spread() noexcept {
+  nibble_table t{};
+  for (unsigned v = 0; v < 16; ++v)
+    for (unsigned k = 0; k < 4; ++k) t.w[v] |= static_cast<std::uint64_t>((v >> k) & 1u) << (16 * k);
+  return t;
+}
+inline constexpr nibble_table spread = make_spread();
+inline constexpr std::uint64_t even_lsbs = 0x0001000100010001ull;  // bytes 0, 2, 4, 6
+// The reverse: bit 0 of bytes 0, 2, 4, 6 to bits 0-3 (one bit per partial product of the
+// multiply, none overlapping, so nothing carries).
+constexpr unsigned gather(std::uint64_t w) noexcept {
+  return static_cast<unsigned>(((w & even_lsbs) * 0x0800100020004000ull) >> 59) & 0xFu;
+}
+
+// A frame's 16 bytes as two little-endian words.
+struct frame_words {
+  std::uint64_t lo, hi;
+  constexpr void store(std::uint8_t* p) const noexcept {
+    store64(p, lo);
+    store64(p + 8, hi);
+  }
+  constexpr std::uint8_t byte(unsigned b) const noexcept {
+    return static_cast<std::uint8_t>(b < 8 ? lo >> (8 * b) : hi >> (8 * (b - 8)));
+  }
+  // Bytes n.. moved down to 0.. (zeros above), 0 <= n < 16.
+  // (Without branches: the compiler selects with conditional moves.)
+  constexpr frame_words shifted(unsigned n) const noexcept {
+    const unsigned s = 8 * (n & 7u);
+    const std::uint64_t below = (lo >> s) | ((hi << (63 - s)) << 1), above = hi >> s;
+    return {n >= 8 ? above : below, n >= 8 ? 0 : above};
+  }
+  // Byte b removed, the bytes above it moved down one, 0 <= b < 16.
+  constexpr frame_words without(unsigned b) const noexcept {
+    const frame_words down = shifted(1);
+    const std::uint64_t keep_lo = b >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * b)) - 1;
+    const std::uint64_t keep_hi = b <= 8 ? 0 : (std::uint64_t{1} << (8 * (b - 8))) - 1;
+    return {(lo & keep_lo) | (down.lo & ~keep_lo), (hi & keep_hi) | (down.hi & ~keep_hi)};
+  }
+};
+// The frame with its even data bytes' bit 0 restored from the auxiliary byte (ID bytes and
+// byte 15 get garbage there: never passed on).
+constexpr frame_words unpacked(std::uint64_t w0, std::uint64_t w1, unsigned aux) noexcept {
+  return {w0 | spread.w[aux & 0xFu], w1 | spread.w[aux >> 4]};
+}
+constexpr unsigned lowest_bit(unsigned v) noexcept {  // v != 0
+#if TRACECODEC_DEFORMAT_BUILTINS
+  return static_cast<unsigned>(__builtin_ctz(v));
+#else
+  unsigned k = 0;
+  while (!((v >> k) & 1u)) ++k;
+  return k;
+#endif
+}
+
+}  // namespace detail
+
 class deformatter {
  public:
   constexpr explicit deformatter(frame_format f = frame_format::memory_aligned) noexcept
@@ -96,6 +234,10 @@ class deformatter {
   // A new stream: no frame alignment (TPIU), no current trace ID, offsets from 0.
   constexpr void reset() noexcept { *this = deformatter(format_); }
 
+  // on_data is either on_data(id, bytes, n, offset) (runs of at most 15 bytes) or, when it can
+  // be called with a const data_batch&, on_data(const data_batch&) (batches of up to
+  // batch_frames frames, built in a buffer on the stack of decode_part; a batch never spans two
+  // decode_part calls).
   template <class OnData, class OnError>
   constexpr void decode(const std::uint8_t* data, std::size_t size, OnData&& on_data,
                         OnError&& on_error) noexcept {
@@ -106,28 +248,16 @@ class deformatter {
   template <class OnData, class OnError>
   constexpr void decode_part(const std::uint8_t* data, std::size_t size, OnData&& on_data,
                              OnError&& on_error) noexcept {
-    if (format_ == frame_format::memory_aligned) {
-      aligned(data, size, on_data, on_error);
-      return;
-    }
-    for (std::size_t i = 0; i < size;) {
-      if (format_ == frame_format::dstream) {
-        const std::size_t in_block = static_cast<std::size_t>(offset_ % dstream_block);
-        if (in_block >= dstream_stream) {  // the footer: not stream bytes
-          const std::size_t skip = dstream_block - in_block;
-          const std::size_t n = size - i < skip ? size - i : skip;
-          offset_ += n;
-          i += n;
-          continue;
-        }
-        const std::size_t room = dstream_stream - in_block;
-        const std::size_t n = size - i < room ? size - i : room;
-        port(data + i, n, on_data, on_error);
-        i += n;
-        continue;
-      }
-      port(data + i, size - i, on_data, on_error);
-      break;
+    if constexpr (std::is_invocable_v<OnData&, const data_batch&>) {
+      batch_out<OnData> out(on_data);
+      out.per_frame = format_ != frame_format::memory_aligned;
+      if (format_ == frame_format::memory_aligned) aligned_batches(data, size, out, on_error);
+      else ports(data, size, out, on_error);
+      out.flush(*this);
+    } else {
+      run_out<OnData> out(on_data);
+      if (format_ == frame_format::memory_aligned) aligned(data, size, out, on_error);
+      else ports(data, size, out, on_error);
     }
   }
 
@@ -148,9 +278,98 @@ class deformatter {
   }
 
  private:
-  // Memory-aligned frames: whole frames straight from the input, a split one through frame_.
-  template <class OnData, class OnError>
-  TRACECODEC_HOT constexpr void aligned(const std::uint8_t* data, std::size_t size, OnData& on_data,
+  // ---- where unpacked data goes -----------------------------------------------------------
+  // Both take a frame's data as segments of the unpacked frame u (detail::unpacked(): the frame in two
+  // words, even data bytes with their bit 0 restored): bytes [pos, end) and, when `extra` is
+  // not 0, byte `extra` after them (a delayed ID change's byte 2k + 1). Each copies 16 bytes
+  // (the segment and what follows it; the buffers have room) and counts only the segment.
+
+  // Runs: one on_data call per run of a frame (a frame without ID bytes: one 15-byte run).
+  template <class OnData>
+  struct run_out {
+    constexpr explicit run_out(OnData& f) noexcept : on_data(f) {}
+    OnData& on_data;
+    std::uint8_t buf[2 * frame_size];
+    std::size_t n = 0;
+    std::uint64_t at = 0;
+
+    constexpr void begin_frame(deformatter&, std::uint64_t) noexcept {}
+    constexpr void whole(deformatter& d, const detail::frame_words& u, std::uint64_t frame_at) noexcept {
+      u.store(buf);  // byte 15 (the auxiliary byte) not passed on
+      on_data(d.id_, static_cast<const std::uint8_t*>(buf), std::size_t{15}, frame_at);
+    }
+    constexpr void append(deformatter&, const detail::frame_words& u, std::uint64_t frame_at, unsigned pos,
+                          unsigned end, unsigned extra) noexcept {
+      if (n == 0) at = frame_at + (end > pos ? pos : extra);
+      u.shifted(pos).store(buf + n);
+      n += end - pos;
+      if (extra != 0) buf[n++] = u.byte(extra);
+    }
+    constexpr void flush(deformatter& d) noexcept {
+      if (n == 0) return;
+      on_data(d.id_, static_cast<const std::uint8_t*>(buf), n, at);
+      n = 0;
+    }
+    constexpr void end_frame(deformatter& d) noexcept { flush(d); }
+  };
+
+  // Batches: frames' data gathered in `bytes` (with a mask per frame) until the trace ID
+  // changes, batch_frames frames are held, something is reported, or decode_part returns.
+  template <class OnData>
+  struct batch_out {
+    constexpr explicit batch_out(OnData& f) noexcept : on_data(f) {}  // the arrays: not zeroed
+    OnData& on_data;
+    bool per_frame = false;  // TPIU/DSTREAM: frames are not back to back; one frame a batch
+    bool open = false;       // the current frame has its entry (its mask) in the batch
+    std::size_t size = 0, frames = 0;
+    std::uint64_t offset = 0;
+    std::uint16_t masks[batch_frames];
+    std::uint8_t bytes[batch_frames * 15 + 2 * frame_size];
+
+    constexpr void begin_frame(deformatter& d, std::uint64_t) noexcept {
+      if (frames == batch_frames) flush(d);
+      open = false;
+    }
+    constexpr void entry(deformatter& d, std::uint64_t frame_at) noexcept {
+      if (frames != 0 && frame_at != offset + frame_size * frames) flush(d);  // not the next frame
+      if (frames == 0) offset = frame_at;
+      masks[frames++] = 0;
+      open = true;
+    }
+    constexpr void whole(deformatter& d, const detail::frame_words& u, std::uint64_t frame_at) noexcept {
+      entry(d, frame_at);
+      u.store(bytes + size);  // byte 15: overwritten by the next frame, or not counted
+      size += 15;
+      masks[frames - 1] = whole_frame;
+    }
+    constexpr void append(deformatter& d, const detail::frame_words& u, std::uint64_t frame_at, unsigned pos,
+                          unsigned end, unsigned extra) noexcept {
+      if (!open) entry(d, frame_at);
+      u.shifted(pos).store(bytes + size);
+      size += end - pos;
+      bytes[size] = u.byte(extra);  // counted only if extra != 0 (no branch)
+      const unsigned has_extra = extra != 0 ? 1u : 0u;
+      size += has_extra;
+      const unsigned m = (((1u << end) - 1u) & ~((1u << pos) - 1u)) | (has_extra << extra);
+      masks[frames - 1] = static_cast<std::uint16_t>(masks[frames - 1] | m);
+    }
+    constexpr void flush(deformatter& d) noexcept {
+      if (size != 0)
+        on_data(data_batch{d.id_, static_cast<const std::uint8_t*>(bytes), size, offset,
+                           static_cast<const std::uint16_t*>(masks), frames});
+      size = frames = 0;
+      open = false;
+    }
+    constexpr void end_frame(deformatter& d) noexcept {
+      open = false;
+      if (per_frame) flush(d);
+    }
+  };
+
+  // ---- memory-aligned frames ----------------------------------------------------------------
+  // Runs: whole frames straight from the input, a split one through frame_.
+  template <class Out, class OnError>
+  TRACECODEC_HOT constexpr void aligned(const std::uint8_t* data, std::size_t size, Out& out,
                                         OnError& on_error) noexcept {
     std::size_t i = 0;
     if (have_ != 0) {
@@ -158,10 +377,86 @@ class deformatter {
       offset_ += i;
       if (have_ < frame_size) return;
       have_ = 0;
-      aligned_frame(frame_, frame_at_, on_data, on_error);
+      aligned_frame(frame_, frame_at_, out, on_error);
     }
     for (; size - i >= frame_size; i += frame_size, offset_ += frame_size)
-      aligned_frame(data + i, offset_, on_data, on_error);
+      aligned_frame(data + i, offset_, out, on_error);
+    keep_tail(data, i, size);
+  }
+
+  // Batches: while the trace ID is valid, frames without ID bytes, and frames whose ID bytes
+  // all repeat the current ID, are unpacked into the batch in a tight loop; every other frame
+  // (an ID change, a barrier, data of no valid source) goes through aligned_frame.
+  template <class Out, class OnError>
+  TRACECODEC_HOT constexpr void aligned_batches(const std::uint8_t* data, std::size_t size, Out& out,
+                                                OnError& on_error) noexcept {
+    std::size_t i = 0;
+    if (have_ != 0) {
+      while (have_ < frame_size && i < size) frame_[have_++] = data[i++];
+      offset_ += i;
+      if (have_ < frame_size) return;
+      have_ = 0;
+      aligned_frame(frame_, frame_at_, out, on_error);
+    }
+    const std::uint64_t base = offset_ - i;  // input offset of data[0]
+    while (size - i >= frame_size) {
+      if (known_ && valid_trace_id(id_)) {
+        if (out.frames == batch_frames) out.flush(*this);
+        if (out.frames == 0) out.offset = base + i;
+        const std::size_t room = batch_frames - out.frames;
+        const std::size_t left = (size - i) / frame_size;
+        const std::size_t n = room < left ? room : left;
+        const unsigned id_byte = (unsigned{id_} << 1) | 1u;
+        const std::uint8_t* f = data + i;
+        std::uint8_t* to = out.bytes + out.size;
+        std::uint16_t* masks = out.masks + out.frames;
+        std::size_t j = 0;
+        for (; j < n; ++j, f += frame_size) {
+          const std::uint64_t w0 = detail::load64(f), w1 = detail::load64(f + 8);
+          detail::frame_words u = detail::unpacked(w0, w1, f[15]);
+          if (((w0 | w1) & detail::even_lsbs) == 0) {
+            u.store(to);
+            to += 15;
+            masks[j] = whole_frame;
+            continue;
+          }
+          // ID bytes: if each names the current source again, the frame's other bytes are all
+          // its data (at once or delayed makes no difference), closed up over the ID bytes.
+          const unsigned ids = detail::gather(w0) | detail::gather(w1) << 4;
+          unsigned mask = whole_frame, removed = 0;
+          bool same = true;
+          for (unsigned b = ids; b != 0; b &= b - 1) {
+            const unsigned k = detail::lowest_bit(b);
+            same = same && f[2 * k] == id_byte;
+            u = u.without(2 * k - removed++);
+            mask &= ~(1u << (2 * k));
+          }
+          if (!same) break;  // an ID change (or a barrier)
+          u.store(to);
+          to += 15 - removed;
+          masks[j] = static_cast<std::uint16_t>(mask);
+        }
+        out.frames += j;
+        out.size = static_cast<std::size_t>(to - out.bytes);
+        i += frame_size * j;
+        if (j == n) continue;  // the batch is full, or the input ends
+        if (f[0] != 0xFF || !barrier_frame(f)) {  // an ID change: straight to frame_with_ids
+          const std::uint64_t w0 = detail::load64(f), w1 = detail::load64(f + 8);
+          frame_with_ids(f, base + i, detail::unpacked(w0, w1, f[15]),
+                         detail::gather(w0) | detail::gather(w1) << 4, out, on_error);
+          i += frame_size;
+          continue;
+        }
+      }
+      aligned_frame(data + i, base + i, out, on_error);
+      i += frame_size;
+    }
+    offset_ = base + i;
+    keep_tail(data, i, size);
+  }
+
+  // The bytes of a frame the input ends inside, kept in frame_ for the next decode_part.
+  constexpr void keep_tail(const std::uint8_t* data, std::size_t i, std::size_t size) noexcept {
     if (i < size) {
       frame_at_ = offset_;
       while (i < size) frame_[have_++] = data[i++];
@@ -169,10 +464,11 @@ class deformatter {
     }
   }
 
-  template <class OnData, class OnError>
-  TRACECODEC_HOT constexpr void aligned_frame(const std::uint8_t* f, std::uint64_t at,
-                                              OnData& on_data, OnError& on_error) noexcept {
+  template <class Out, class OnError>
+  TRACECODEC_HOT constexpr void aligned_frame(const std::uint8_t* f, std::uint64_t at, Out& out,
+                                              OnError& on_error) noexcept {
     if (f[0] == 0xFF && barrier_frame(f)) {
+      out.flush(*this);  // what came before, before the notices
       end_episode(on_error);
       on_error(diagnostic{error_code::barrier, at, frame_size});
       known_ = false;  // data before the next ID byte has no known source
@@ -182,7 +478,7 @@ class deformatter {
       dropped_ = 0;
       return;
     }
-    frame(f, at, on_data, on_error);
+    frame(f, at, out, on_error);
   }
   static constexpr bool barrier_frame(const std::uint8_t* f) noexcept {
     for (unsigned k = 0; k < frame_size; k += 4)
@@ -190,15 +486,38 @@ class deformatter {
     return true;
   }
 
-  // TPIU stream bytes (offsets count every input byte, DSTREAM footers included).
-  template <class OnData, class OnError>
-  constexpr void port(const std::uint8_t* data, std::size_t size, OnData& on_data,
-                      OnError& on_error) noexcept {
-    for (std::size_t i = 0; i < size; ++i, ++offset_) port_byte(data[i], on_data, on_error);
+  // ---- TPIU stream bytes (offsets count every input byte, DSTREAM footers included) ---------
+  template <class Out, class OnError>
+  constexpr void ports(const std::uint8_t* data, std::size_t size, Out& out, OnError& on_error) noexcept {
+    for (std::size_t i = 0; i < size;) {
+      if (format_ == frame_format::dstream) {
+        const std::size_t in_block = static_cast<std::size_t>(offset_ % dstream_block);
+        if (in_block >= dstream_stream) {  // the footer: not stream bytes
+          const std::size_t skip = dstream_block - in_block;
+          const std::size_t n = size - i < skip ? size - i : skip;
+          offset_ += n;
+          i += n;
+          continue;
+        }
+        const std::size_t room = dstream_stream - in_block;
+        const std::size_t n = size - i < room ? size - i : room;
+        port(data + i, n, out, on_error);
+        i += n;
+        continue;
+      }
+      port(data + i, size - i, out, on_error);
+      break;
+    }
   }
 
-  template <class OnData, class OnError>
-  constexpr void port_byte(std::uint8_t b, OnData& on_data, OnError& on_error) noexcept {
+  template <class Out, class OnError>
+  constexpr void port(const std::uint8_t* data, std::size_t size, Out& out,
+                      OnError& on_error) noexcept {
+    for (std::size_t i = 0; i < size; ++i, ++offset_) port_byte(data[i], out, on_error);
+  }
+
+  template <class Out, class OnError>
+  constexpr void port_byte(std::uint8_t b, Out& out, OnError& on_error) noexcept {
     // The last four stream bytes, for FSYNC (FF FF FF 7F); a sync's bytes are not frame bytes.
     sync_window_ = (sync_window_ << 8) | b;
     ++window_fill_;
@@ -244,7 +563,7 @@ class deformatter {
     frame_[have_++] = hi;
     if (have_ == frame_size) {
       have_ = 0;
-      frame(frame_, frame_at_, on_data, on_error);
+      frame(frame_, frame_at_, out, on_error);
     }
   }
 
@@ -267,77 +586,60 @@ class deformatter {
       on_error(diagnostic{episode_code_, episode_at_, dropped_});
   }
 
-  static constexpr std::uint64_t load64(const std::uint8_t* p) noexcept {
-    std::uint64_t v = 0;
-    for (unsigned i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
-    return v;
-  }
-  static constexpr void store64(std::uint8_t* p, std::uint64_t v) noexcept {
-    for (unsigned i = 0; i < 8; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
-  }
-  // Auxiliary bits k = 0..3 to bit 16k (bit 0 of bytes 0, 2, 4, 6 of a little-endian word):
-  // the four partial products of the multiply do not overlap, so nothing carries.
-  static constexpr std::uint64_t spread(unsigned four_bits) noexcept {
-    return (four_bits * 0x0000200040008001ull) & even_lsbs;
-  }
-  static constexpr std::uint64_t even_lsbs = 0x0001000100010001ull;  // bytes 0, 2, 4, 6
-
   // One 16-byte frame at input offset `at`. Most frames hold no ID byte: their 15 data bytes
-  // are one run, unpacked a word at a time.
-  template <class OnData, class OnError>
-  TRACECODEC_HOT constexpr void frame(const std::uint8_t* f, std::uint64_t at, OnData& on_data,
+  // are unpacked a word at a time and passed on whole.
+  template <class Out, class OnError>
+  TRACECODEC_HOT constexpr void frame(const std::uint8_t* f, std::uint64_t at, Out& out,
                                       OnError& on_error) noexcept {
-    const std::uint64_t w0 = load64(f), w1 = load64(f + 8);
-    if (((w0 | w1) & even_lsbs) == 0 && known_) {
+    const std::uint64_t w0 = detail::load64(f), w1 = detail::load64(f + 8);
+    if (((w0 | w1) & detail::even_lsbs) == 0 && known_) {
       if (!valid_trace_id(id_)) {
         dropped_ += 15;
         return;
       }
-      const unsigned aux = f[15];
-      std::uint8_t data[16]{};
-      store64(data, w0 | spread(aux & 0xFu));
-      store64(data + 8, w1 | spread(aux >> 4));  // byte 15 (the auxiliary byte) not passed on
-      on_data(id_, static_cast<const std::uint8_t*>(data), std::size_t{15}, at);
+      out.begin_frame(*this, at);
+      out.whole(*this, detail::unpacked(w0, w1, f[15]), at);
+      out.end_frame(*this);
       return;
     }
-    frame_with_ids(f, at, on_data, on_error);
+    frame_with_ids(f, at, detail::unpacked(w0, w1, f[15]), detail::gather(w0) | detail::gather(w1) << 4, out, on_error);
   }
 
-  template <class OnData, class OnError>
-  constexpr void frame_with_ids(const std::uint8_t* f, std::uint64_t at, OnData& on_data,
-                                OnError& on_error) noexcept {
-    std::uint8_t out[15]{};
-    std::size_t n = 0;
-    std::uint64_t run_at = 0;
+  // A frame with ID bytes (bit k of id_bits: byte 2k), or any frame before the first ID byte:
+  // its data split at the ID bytes into segments of the unpacked frame.
+  template <class Out, class OnError>
+  constexpr void frame_with_ids(const std::uint8_t* f, std::uint64_t at, const detail::frame_words& u,
+                                unsigned id_bits, Out& out, OnError& on_error) noexcept {
     const unsigned aux = f[15];
-    auto put = [&](std::uint8_t v, std::uint64_t o) {
-      if (n == 0) run_at = o;
-      out[n++] = v;
-    };
-    auto flush = [&] {
-      if (n == 0) return;
-      if (valid_trace_id(id_) && known_) on_data(id_, static_cast<const std::uint8_t*>(out), n, run_at);
-      else dropped_ += n;
-      n = 0;
-    };
-    for (unsigned k = 0; k < 8; ++k) {
-      const std::uint8_t b = f[2 * k];
-      const std::uint64_t o = at + 2 * k;
-      if (b & 1u) {
-        const bool delayed = ((aux >> k) & 1u) != 0 && k < 7;
-        if (delayed) put(f[2 * k + 1], o + 1);  // still the previous source's byte
-        const std::uint8_t id = static_cast<std::uint8_t>(b >> 1);
-        if (id != id_ || !known_) {
-          flush();
-          switch_to(id, o, on_error);
-        }
-        if (k < 7 && !delayed) put(f[2 * k + 1], o + 1);
-      } else {
-        put(static_cast<std::uint8_t>(b | ((aux >> k) & 1u)), o);
-        if (k < 7) put(f[2 * k + 1], o + 1);
+    out.begin_frame(*this, at);
+    unsigned pos = 0;
+    for (; id_bits != 0; id_bits &= id_bits - 1) {
+      const unsigned k = detail::lowest_bit(id_bits), p = 2 * k;
+      // aux bit k = 1: the change takes effect after byte 2k + 1 (still the current source's)
+      const bool delayed = ((aux >> k) & 1u) != 0 && k < 7;
+      take(out, u, at, pos, p, delayed ? p + 1 : 0);
+      const std::uint8_t id = static_cast<std::uint8_t>(f[p] >> 1);
+      if (id != id_ || !known_) {
+        out.flush(*this);
+        switch_to(id, at + p, on_error);
       }
+      pos = p + (delayed ? 2 : 1);
     }
-    flush();
+    take(out, u, at, pos, 15, 0);
+    out.end_frame(*this);
+  }
+
+  // Bytes [pos, end) and byte `extra` (if not 0) of the unpacked frame: the current source's.
+  template <class Out>
+  constexpr void take(Out& out, const detail::frame_words& u, std::uint64_t at, unsigned pos, unsigned end,
+                      unsigned extra) noexcept {
+    const unsigned n = end - pos + (extra != 0 ? 1u : 0u);
+    if (n == 0) return;
+    if (!known_ || !valid_trace_id(id_)) {
+      dropped_ += n;
+      return;
+    }
+    out.append(*this, u, at, pos, end, extra);
   }
 
   template <class OnError>
