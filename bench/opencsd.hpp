@@ -24,6 +24,26 @@ struct opencsd_result {
 };
 
 namespace detail {
+// Feeds all of data to a decode tree (in chunks of at most 1 GiB, as the C API takes 32-bit
+// sizes), then end-of-trace, and destroys the tree. Whether OpenCSD took every byte.
+inline bool feed_tree(dcd_tree_handle_t tree, const std::uint8_t* data, std::size_t size) {
+  std::size_t at = 0;
+  ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
+  while (at < size && !OCSD_DATA_RESP_IS_FATAL(resp)) {
+    std::uint32_t used = 0;
+    const std::uint32_t chunk = static_cast<std::uint32_t>(size - at > (1u << 30) ? (1u << 30) : size - at);
+    if (OCSD_DATA_RESP_IS_WAIT(resp))  // no callback here waits, but a flush is the protocol
+      resp = ocsd_dt_process_data(tree, OCSD_OP_FLUSH, 0, 0, nullptr, nullptr);
+    else
+      resp = ocsd_dt_process_data(tree, OCSD_OP_DATA, at, chunk, data + at, &used);
+    at += used;
+    if (used == 0 && OCSD_DATA_RESP_IS_CONT(resp)) break;
+  }
+  ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, nullptr);
+  ocsd_destroy_dcd_tree(tree);
+  return at == size && !OCSD_DATA_RESP_IS_FATAL(resp);
+}
+
 inline ocsd_datapath_resp_t count_packet(const void* ctx, const ocsd_datapath_op_t op,
                                          const ocsd_trc_index_t, const void* pkt) {
   auto* r = static_cast<opencsd_result*>(const_cast<void*>(ctx));
@@ -61,18 +81,8 @@ inline opencsd_result opencsd_packets(const tracecodec::ete::registers& regs, co
     ocsd_destroy_dcd_tree(tree);
     return r;
   }
-  std::size_t at = 0;
-  ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
-  while (at < size && !OCSD_DATA_RESP_IS_FATAL(resp)) {
-    std::uint32_t used = 0;
-    const std::uint32_t chunk = static_cast<std::uint32_t>(size - at > (1u << 30) ? (1u << 30) : size - at);
-    resp = ocsd_dt_process_data(tree, OCSD_OP_DATA, at, chunk, data + at, &used);
-    at += used;
-    if (used == 0 && OCSD_DATA_RESP_IS_CONT(resp)) break;
-  }
-  ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, nullptr);
-  ocsd_destroy_dcd_tree(tree);
-  r.ok = at == size && !OCSD_DATA_RESP_IS_FATAL(resp);
+  const bool ok = detail::feed_tree(tree, data, size);
+  r.ok = ok;
   return r;
 }
 
@@ -150,21 +160,8 @@ inline opencsd_flow_result opencsd_flow(const tracecodec::ete::registers& regs, 
         ocsd_dt_add_buffer_mem_acc(tree, m.address, space, m.data, static_cast<std::uint32_t>(m.size)) != OCSD_OK)
       ++r.regions_skipped;
   }
-  std::size_t at = 0;
-  ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
-  while (at < size && !OCSD_DATA_RESP_IS_FATAL(resp)) {
-    std::uint32_t used = 0;
-    const std::uint32_t chunk = static_cast<std::uint32_t>(size - at > (1u << 30) ? (1u << 30) : size - at);
-    if (OCSD_DATA_RESP_IS_WAIT(resp))  // not from this callback, but a flush is the protocol
-      resp = ocsd_dt_process_data(tree, OCSD_OP_FLUSH, 0, 0, nullptr, nullptr);
-    else
-      resp = ocsd_dt_process_data(tree, OCSD_OP_DATA, at, chunk, data + at, &used);
-    at += used;
-    if (used == 0 && OCSD_DATA_RESP_IS_CONT(resp)) break;
-  }
-  ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, nullptr);
-  ocsd_destroy_dcd_tree(tree);
-  r.ok = at == size && !OCSD_DATA_RESP_IS_FATAL(resp);
+  const bool ok = detail::feed_tree(tree, data, size);
+  r.ok = ok;
   return r;
 }
 
@@ -175,18 +172,8 @@ inline opencsd_flow_result opencsd_flow(const tracecodec::ete::registers& regs, 
 inline bool opencsd_deformat(const std::uint8_t* data, std::size_t size) {
   dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_FRAME_FORMATTED, OCSD_DFRMTR_FRAME_MEM_ALIGN);
   if (tree == C_API_INVALID_TREE_HANDLE) return false;
-  std::size_t at = 0;
-  ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
-  while (at < size && !OCSD_DATA_RESP_IS_FATAL(resp)) {
-    std::uint32_t used = 0;
-    const std::uint32_t chunk = static_cast<std::uint32_t>(size - at > (1u << 30) ? (1u << 30) : size - at);
-    resp = ocsd_dt_process_data(tree, OCSD_OP_DATA, at, chunk, data + at, &used);
-    at += used;
-    if (used == 0 && OCSD_DATA_RESP_IS_CONT(resp)) break;
-  }
-  ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, nullptr);
-  ocsd_destroy_dcd_tree(tree);
-  return at == size && !OCSD_DATA_RESP_IS_FATAL(resp);
+  const bool ok = detail::feed_tree(tree, data, size);
+  return ok;
 }
 
 }  // namespace bench

@@ -133,7 +133,8 @@ void check_same(const packet& in, const packet& out, const config& c) {
 
 bool encoder_error(error_code e) {
   return e == error_code::reserved_header || e == error_code::config_mismatch ||
-         e == error_code::unencodable || e == error_code::buffer_too_small;
+         e == error_code::unencodable || e == error_code::buffer_too_small ||
+         e == error_code::unsupported_packet;  // ETMv4 data-sync markers, conditional trace
 }
 
 template <class Tag>

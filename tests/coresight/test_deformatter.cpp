@@ -51,11 +51,9 @@ result deformat(const bytes& in, frame_format f = frame_format::memory_aligned) 
   return r;
 }
 
-// The same input cut into chunks of the given sizes (cycled).
-result deformat_chunks(const bytes& in, frame_format f, const std::vector<std::size_t>& sizes) {
-  result r;
-  deformatter d(f);
-  sink s{&r};
+// Feeds `in` to d in chunks of the given sizes (cycled), then ends the stream.
+template <class Sink>
+void feed_chunks(deformatter& d, const bytes& in, const std::vector<std::size_t>& sizes, Sink& s) {
   std::size_t k = 0;
   for (std::size_t at = 0; at < in.size(); ++k) {
     const std::size_t n = std::min(in.size() - at, sizes[k % sizes.size()]);
@@ -63,6 +61,14 @@ result deformat_chunks(const bytes& in, frame_format f, const std::vector<std::s
     at += n;
   }
   d.decode_end(s, s);
+}
+
+// The same input cut into chunks of the given sizes (cycled).
+result deformat_chunks(const bytes& in, frame_format f, const std::vector<std::size_t>& sizes) {
+  result r;
+  deformatter d(f);
+  sink s{&r};
+  feed_chunks(d, in, sizes, s);
   return r;
 }
 
@@ -630,17 +636,10 @@ batch_result deformat_batches(const bytes& in, frame_format f, const std::vector
   batch_result r;
   deformatter d(f);
   batch_sink s{&r};
-  if (sizes.empty()) {
+  if (sizes.empty())
     d.decode(in.data(), in.size(), s, s);
-    return r;
-  }
-  std::size_t k = 0;
-  for (std::size_t at = 0; at < in.size(); ++k) {
-    const std::size_t n = std::min(in.size() - at, sizes[k % sizes.size()]);
-    d.decode_part(in.data() + at, n, s, s);
-    at += n;
-  }
-  d.decode_end(s, s);
+  else
+    feed_chunks(d, in, sizes, s);
   return r;
 }
 

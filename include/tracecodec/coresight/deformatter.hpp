@@ -367,18 +367,26 @@ class deformatter {
   };
 
   // ---- memory-aligned frames ----------------------------------------------------------------
+  // A frame split across calls: tops up frame_ from data (advancing i) and, once whole,
+  // deformats it. False while it is still incomplete (all of data went into it).
+  template <class Out, class OnError>
+  constexpr bool complete_split_frame(const std::uint8_t* data, std::size_t size, std::size_t& i,
+                                      Out& out, OnError& on_error) noexcept {
+    if (have_ == 0) return true;
+    while (have_ < frame_size && i < size) frame_[have_++] = data[i++];
+    offset_ += i;
+    if (have_ < frame_size) return false;
+    have_ = 0;
+    aligned_frame(frame_, frame_at_, out, on_error);
+    return true;
+  }
+
   // Runs: whole frames straight from the input, a split one through frame_.
   template <class Out, class OnError>
   TRACECODEC_HOT constexpr void aligned(const std::uint8_t* data, std::size_t size, Out& out,
                                         OnError& on_error) noexcept {
     std::size_t i = 0;
-    if (have_ != 0) {
-      while (have_ < frame_size && i < size) frame_[have_++] = data[i++];
-      offset_ += i;
-      if (have_ < frame_size) return;
-      have_ = 0;
-      aligned_frame(frame_, frame_at_, out, on_error);
-    }
+    if (!complete_split_frame(data, size, i, out, on_error)) return;
     for (; size - i >= frame_size; i += frame_size, offset_ += frame_size)
       aligned_frame(data + i, offset_, out, on_error);
     keep_tail(data, i, size);
@@ -391,13 +399,7 @@ class deformatter {
   TRACECODEC_HOT constexpr void aligned_batches(const std::uint8_t* data, std::size_t size, Out& out,
                                                 OnError& on_error) noexcept {
     std::size_t i = 0;
-    if (have_ != 0) {
-      while (have_ < frame_size && i < size) frame_[have_++] = data[i++];
-      offset_ += i;
-      if (have_ < frame_size) return;
-      have_ = 0;
-      aligned_frame(frame_, frame_at_, out, on_error);
-    }
+    if (!complete_split_frame(data, size, i, out, on_error)) return;
     const std::uint64_t base = offset_ - i;  // input offset of data[0]
     while (size - i >= frame_size) {
       if (known_ && valid_trace_id(id_)) {
