@@ -21,3 +21,23 @@ extern "C" unsigned tracecodec_encode_address(unsigned long long address, unsign
   p.address = address;
   return e.encode(p, out, capacity).size;
 }
+
+// Two sources of a CoreSight formatted buffer through a decode tree.
+#include <tracecodec/coresight/decode_tree.hpp>
+
+namespace {
+decoder<cfg> source_a, source_b;
+constinit tracecodec::coresight::decode_tree<decoder<cfg>, 2, 64> tree;
+}  // namespace
+
+extern "C" unsigned tracecodec_decode_formatted(const unsigned char* data, unsigned size) {
+  unsigned n = 0;
+  if (tree.size() == 0 && (tree.add_source(0x10, source_a) != tracecodec::coresight::tree_status::ok ||
+                           tree.add_source(0x11, source_b) != tracecodec::coresight::tree_status::ok))
+    return 0;
+  tree.decode_part(
+      data, size, [&](const tracecodec::coresight::item_origin&, const packet& p) { n += p.size; },
+      [&](const tracecodec::coresight::item_origin&, const diagnostic&) { ++n; },
+      [&](const tracecodec::coresight::diagnostic&) { ++n; });
+  return n;
+}

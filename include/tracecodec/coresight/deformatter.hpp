@@ -51,6 +51,9 @@ enum class error_code : std::uint8_t {
   barrier = 7,          // notice: a memory-aligned frame of four FSYNCs, the barrier Linux writes
                         // where trace was lost: the current trace ID is forgotten; each source's
                         // decoder should resynchronize (its stream has a gap here)
+  unrouted_data = 8,    // notice (decode_tree only): data of a trace ID that has no source in
+                        // the tree: dropped; reported the first time per ID (offset = its
+                        // first byte, length = that batch's bytes)
 };
 
 inline constexpr ::tracecodec::detail::error_text error_texts[] = {
@@ -62,8 +65,9 @@ inline constexpr ::tracecodec::detail::error_text error_texts[] = {
     {"unsynchronized", "bytes skipped before frame alignment (FSYNC) was found"},
     {"bad_sync", "FF at an even frame byte that is not an HSYNC: frame alignment lost"},
     {"barrier", "a frame of four FSYNCs (trace lost before it): trace ID forgotten"},
+    {"unrouted_data", "data of a trace ID with no decoder dropped"},
 };
-static_assert(::tracecodec::detail::dense_error_table(error_texts, error_code::barrier));
+static_assert(::tracecodec::detail::dense_error_table(error_texts, error_code::unrouted_data));
 
 constexpr const char* error_name(error_code e) noexcept {
   return ::tracecodec::detail::error_text_of(error_texts, e).name;
