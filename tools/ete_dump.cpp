@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// ete-dump: prints the packets of raw Arm ETE trace, as text or JSON Lines; or its resolved
-// elements (--elements); or the program flow (--flow) reconstructed with a memory image.
+// ete-dump: prints the packets of Arm ETE or ETMv4 trace, as text or JSON Lines; or its
+// resolved elements (--elements); or the program flow (--flow) reconstructed with a memory
+// image. A snapshot's CoreSight formatted buffers are split by trace ID, each source decoded
+// with its own registers; their lines show the ID (text "ID:<hex>;", JSON "id").
 //
-//   ete-dump --snapshot DIR [--json]         every buffer of an OpenCSD-format snapshot
+//   ete-dump --snapshot DIR [--id ID] [--json]  every buffer of an OpenCSD-format snapshot
 //   ete-dump FILE --trcidr0 X --trcidr2 X --trcidr8 X --trcdevarch X --trcconfigr X
 //            [--trcidr1 X] [--json]          one raw trace file
 //   ete-dump [--json]                        a demonstration trace built with the encoder
@@ -15,6 +17,7 @@
 // errors (reading the input or writing the output), 2 on usage errors or an invalid trace
 // unit configuration.
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -24,14 +27,17 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
+#include <tracecodec/coresight/decode_tree.hpp>
 #include <tracecodec/ete/packet/config.hpp>
 #include <tracecodec/ete/packet/decoder.hpp>
 #include <tracecodec/ete/packet/encoder.hpp>
 #include <tracecodec/ete/error.hpp>
 #include <tracecodec/ete/element/reader.hpp>
 #include <tracecodec/ete/flow/decoder.hpp>
+#include <tracecodec/host/coresight/format.hpp>
 #include <tracecodec/host/elf.hpp>
 #include <tracecodec/host/ete/flow_format.hpp>
 #include <tracecodec/host/ete/format.hpp>
@@ -47,17 +53,20 @@ namespace {
 using namespace tools;  // exit codes, put_line
 
 const char* const usage_text =
-    "usage: ete-dump --snapshot DIR [--json]\n"
+    "usage: ete-dump --snapshot DIR [--id ID] [--json]\n"
     "       ete-dump FILE --trcidr0 X --trcidr2 X --trcidr8 X --trcdevarch X --trcconfigr X\n"
     "                [--trcidr1 X] [--json]\n"
     "       ete-dump FILE --etmv4 [--m-profile] --trcidr0 X --trcidr1 X --trcidr2 X --trcidr8 X\n"
     "                --trcconfigr X [--json]\n"
     "       ete-dump [--json]\n"
     "\n"
-    "Prints every packet and every decode error of raw (unformatted) Arm ETE trace.\n"
+    "Prints every packet and every decode error of Arm ETE or ETMv4 trace.\n"
     "\n"
-    "  --snapshot DIR   decode each buffer of an OpenCSD snapshot (format=source_data) as its\n"
-    "                   own session, configured from its source's [regs]\n"
+    "  --snapshot DIR   decode each buffer of an OpenCSD snapshot as its own session: a raw\n"
+    "                   buffer (format=source_data) with its source's [regs]; a CoreSight\n"
+    "                   formatted one (format=coresight, dstream_coresight) split by trace ID,\n"
+    "                   each source with its own [regs], lines tagged \"ID:<hex>;\" (JSON \"id\")\n"
+    "  --id ID          with --snapshot: only the source with trace ID ID (TRCTRACEIDR)\n"
     "  FILE             decode one raw trace file as session 0; the register values\n"
     "                   (hex with 0x, or decimal) describe the trace unit that wrote it\n"
     "  --etmv4          FILE is ETMv4 trace (ETE's predecessor; packets only): the version\n"
@@ -101,6 +110,7 @@ bool g_elements = false;  // --elements: print the resolved element stream inste
 bool g_atom_runs = false; // --atom-runs: atom runs instead of one element per atom
 bool g_flow = false;      // --flow: program flow
 bool g_opencsd = false;   // --opencsd: OpenCSD's element lines
+int g_only_id = -1;       // --id: the one trace ID of a formatted buffer to decode
 
 // What --flow decodes with: the program image and how to print.
 struct flow_setup {
@@ -193,8 +203,11 @@ bool parse_arch(std::string_view v, tracecodec::arm::arch_version& out) {
 // Prints flow elements; OpenCSD prints the events of one Event packet as one element.
 class flow_printer {
  public:
-  flow_printer(std::size_t session, bool json, const ete::config& c, unsigned trace_id)
-      : session_(session), json_(json), style_(ete::opencsd_style::of(c, trace_id)) {}
+  // tagged: the session is one source of a formatted buffer, its text and JSON show the ID.
+  flow_printer(std::size_t session, bool json, const ete::config& c, unsigned trace_id,
+               bool tagged = false)
+      : session_(session), json_(json), style_(ete::opencsd_style::of(c, trace_id)),
+        id_(tagged ? static_cast<int>(trace_id) : -1) {}
   ~flow_printer() { flush(); }
   void operator()(const ete::flow_element& f) {
     if (g_opencsd && f.kind == ete::flow_kind::event) {
@@ -217,21 +230,24 @@ class flow_printer {
     if (g_opencsd)
       put_line(ete::format_opencsd(f, style_, bits));
     else
-      put_line(json_ ? ete::format_json(f, session_) : ete::format_text(f));
+      put_line(json_ ? ete::format_json(f, session_, id_) : ete::format_text(f, id_));
   }
   std::size_t session_;
   bool json_;
   ete::opencsd_style style_;
+  int id_;
   ete::flow_element event_{};
   unsigned event_bits_ = 0;
 };
 
 // Output lines for a packet, an element or a diagnostic of session `session`.
-void print_packet(const ete::packet& p, std::size_t session, const std::uint8_t* bytes, bool json) {
-  put_line(json ? ete::format_json(p, session, bytes) : ete::format_text(p, bytes));
+// id >= 0: the trace ID of a formatted buffer's source.
+void print_packet(const ete::packet& p, std::size_t session, const std::uint8_t* bytes, bool json,
+                  int id = -1) {
+  put_line(json ? ete::format_json(p, session, bytes, id) : ete::format_text(p, bytes, id));
 }
-void print_diagnostic(const ete::diagnostic& d, std::size_t session, bool json) {
-  put_line(json ? ete::format_json(d, session) : ete::format_text(d));
+void print_diagnostic(const ete::diagnostic& d, std::size_t session, bool json, int id = -1) {
+  put_line(json ? ete::format_json(d, session, id) : ete::format_text(d, id));
 }
 
 // Decodes one buffer held in memory as one trace session (the demonstration's elements).
@@ -251,10 +267,13 @@ ete::decoder_stats decode_elements(const std::uint8_t* data, std::size_t size,
 
 bool output_failed() { return std::ferror(stdout) != 0; }
 
-void print_summary(std::size_t session, const ete::decoder_stats& st) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "# end of session %zu: %llu packets, %llu errors, %llu bytes skipped",
-                session, static_cast<unsigned long long>(st.packets),
+// id >= 0: the summary of one source of a formatted buffer.
+void print_summary(std::size_t session, const ete::decoder_stats& st, int id = -1) {
+  char buf[192];
+  char source[16] = "";
+  if (id >= 0) std::snprintf(source, sizeof source, ", trace ID 0x%x", static_cast<unsigned>(id));
+  std::snprintf(buf, sizeof buf, "# end of session %zu%s: %llu packets, %llu errors, %llu bytes skipped",
+                session, source, static_cast<unsigned long long>(st.packets),
                 static_cast<unsigned long long>(st.errors),
                 static_cast<unsigned long long>(st.bytes_skipped));
   put_line(buf);
@@ -437,6 +456,150 @@ std::string config_error(const ete::registers& regs) {
   return valid != ete::error_code::ok ? ete::error_message(valid) : std::string();
 }
 
+// ---- CoreSight formatted buffers ---------------------------------------------------------
+// The buffer's frames are split by trace ID in a coresight::decode_tree, each decodable source
+// (or only --id's) with its own decoder; every line shows its source's ID. Read in 64 KiB
+// chunks like a raw buffer.
+
+// Packet bytes of a source come from the tree, which holds them while it delivers the packet.
+template <class Tree>
+const std::uint8_t* packet_bytes(const Tree& tree, const tracecodec::coresight::item_origin& o,
+                                 const ete::packet& p, std::uint8_t (&buf)[ete::max_packet_size]) {
+  if (p.kind == ete::packet_kind::async || p.size > sizeof buf) return nullptr;  // not read
+  return tree.stream_bytes(o.id, o.stream_offset, p.size, buf) ? buf : nullptr;
+}
+
+const ete::decoder_stats& stats_of(const ete::decoder<ete::runtime_config>& d) { return d.stats(); }
+const ete::decoder_stats& stats_of(const ete::element_reader<ete::runtime_config>& r) {
+  return r.packets().stats();
+}
+const ete::decoder_stats& stats_of(const ete::flow_decoder<ete::runtime_config>& f) {
+  return f.elements().packets().stats();
+}
+
+constexpr std::size_t max_formatted_sources = 64;
+
+// Decodes the formatted buffer b (its file already opened as f) with one Decoder per source.
+template <class Decoder>
+int decode_formatted(std::FILE* f, const ete::snapshot::buffer& b,
+                     const std::vector<const ete::snapshot::trace_source*>& sources,
+                     std::size_t session, bool json) {
+  namespace cs = tracecodec::coresight;
+  using tree_t = cs::decode_tree<Decoder, max_formatted_sources>;
+  auto tree = std::make_unique<tree_t>(b.format == ete::snapshot::buffer_format::dstream_coresight
+                                           ? cs::frame_format::dstream
+                                           : cs::frame_format::memory_aligned);
+  std::vector<std::unique_ptr<Decoder>> decoders;
+  std::vector<std::unique_ptr<flow_printer>> printers(128);
+  for (const ete::snapshot::trace_source* t : sources) {
+    const auto id = static_cast<std::uint8_t>(t->trctraceidr);
+    if constexpr (std::is_same_v<Decoder, ete::flow_decoder<ete::runtime_config>>) {
+      decoders.push_back(std::make_unique<Decoder>(t->regs, g_flow_setup.image, g_flow_setup.options));
+      printers[id] = std::make_unique<flow_printer>(session, json, ete::config::from(t->regs), id, true);
+    } else {
+      decoders.push_back(std::make_unique<Decoder>(t->regs));
+      if constexpr (std::is_same_v<Decoder, ete::element_reader<ete::runtime_config>>)
+        decoders.back()->atom_runs(g_atom_runs);
+    }
+    tree->add_source(id, *decoders.back());  // IDs checked valid and distinct by the caller
+  }
+  auto on_item = [&](const cs::item_origin& o, const auto& x) {
+    using item = std::remove_cvref_t<decltype(x)>;
+    if constexpr (std::is_same_v<item, ete::packet>) {
+      std::uint8_t buf[ete::max_packet_size];
+      print_packet(x, session, packet_bytes(*tree, o, x, buf), json, o.id);
+    } else if constexpr (std::is_same_v<item, ete::element>) {
+      put_line(json ? ete::format_json(x, session, o.id) : ete::format_text(x, o.id));
+    } else {
+      (*printers[o.id])(x);
+    }
+  };
+  auto on_error = [&](const cs::item_origin& o, const ete::diagnostic& d) {
+    if (printers[o.id]) printers[o.id]->flush();
+    if (!g_opencsd) print_diagnostic(d, session, json, o.id);
+  };
+  auto on_frame_error = [&](const cs::diagnostic& d) {
+    if (g_opencsd || (g_only_id >= 0 && d.code == cs::error_code::unrouted_data)) return;
+    const int id = d.code == cs::error_code::unrouted_data ? tree->unrouted_id() : -1;
+    put_line(json ? cs::format_json(d, session, id) : cs::format_text(d, id));
+  };
+  std::vector<std::uint8_t> chunk(65536);  // a multiple of 16 and of 512: frames stay whole
+  for (;;) {
+    errno = 0;
+    const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), f);
+    if (n == 0) {
+      if (std::ferror(f)) {
+        std::fprintf(stderr, "ete-dump: cannot read trace buffer %s: %s\n", b.path.c_str(),
+                     ete::snapshot::errno_reason(errno).c_str());
+        return exit_io;
+      }
+      break;
+    }
+    tree->decode_part(chunk.data(), n, on_item, on_error, on_frame_error);
+    if (output_failed()) return exit_io;
+  }
+  tree->decode_end(on_item, on_error, on_frame_error);
+  for (auto& pr : printers)
+    if (pr) pr->flush();
+  if (output_failed()) return exit_io;
+  if (!json && !g_opencsd)
+    for (std::size_t i = 0; i < tree->size(); ++i) print_summary(session, stats_of(*decoders[i]), tree->id_at(i));
+  return exit_ok;
+}
+
+// A formatted buffer as session `session`: its decodable sources (or --id's), each with its
+// registers and trace ID. exit_ok, exit_io, or exit_usage when --id names no source of it.
+int stream_formatted(const ete::snapshot::buffer& b, std::size_t session, bool json,
+                     const std::string& header) {
+  std::vector<const ete::snapshot::trace_source*> sources;
+  std::vector<bool> seen(128, false);
+  for (const ete::snapshot::trace_source& t : b.sources) {
+    if (!t.decodable || (g_only_id >= 0 && t.trctraceidr != static_cast<std::uint32_t>(g_only_id))) continue;
+    if (!tracecodec::coresight::valid_trace_id(static_cast<std::uint8_t>(t.trctraceidr)) ||
+        t.trctraceidr > 0x7f) {
+      std::fprintf(stderr, "ete-dump: buffer %s: source %s has trace ID %s, which no source can have\n",
+                   b.name.c_str(), t.name.c_str(), hex32(t.trctraceidr).c_str());
+      return exit_usage;
+    }
+    if (seen[t.trctraceidr]) {
+      std::fprintf(stderr, "ete-dump: buffer %s: two sources have trace ID %s\n", b.name.c_str(),
+                   hex32(t.trctraceidr).c_str());
+      return exit_usage;
+    }
+    seen[t.trctraceidr] = true;
+    if (sources.size() == max_formatted_sources) {
+      std::fprintf(stderr, "ete-dump: buffer %s: more than %zu sources\n", b.name.c_str(),
+                   max_formatted_sources);
+      return exit_usage;
+    }
+    sources.push_back(&t);
+  }
+  errno = 0;
+  std::FILE* f = std::fopen(b.path.c_str(), "rb");
+  if (f == nullptr) {
+    std::fprintf(stderr, "ete-dump: cannot read trace buffer %s: %s\n", b.path.c_str(),
+                 ete::snapshot::errno_reason(errno).c_str());
+    return exit_io;
+  }
+  if (!json && !header.empty()) {
+    put_line(header);
+    if (!g_opencsd)
+      for (const ete::snapshot::trace_source* t : sources)
+        put_line("# session " + std::to_string(session) + ", trace ID " + hex32(t->trctraceidr) +
+                 ": " + t->name + (t->core_name.empty() ? "" : " (" + t->core_name + ")") + ", " +
+                 describe(t->regs));
+  }
+  int status = exit_ok;
+  if (g_flow)
+    status = decode_formatted<ete::flow_decoder<ete::runtime_config>>(f, b, sources, session, json);
+  else if (g_elements)
+    status = decode_formatted<ete::element_reader<ete::runtime_config>>(f, b, sources, session, json);
+  else
+    status = decode_formatted<ete::decoder<ete::runtime_config>>(f, b, sources, session, json);
+  std::fclose(f);
+  return status;
+}
+
 // --snapshot DIR
 int run_snapshot(const std::string& dir, bool json) {
   ete::snapshot::load_options opt;
@@ -454,33 +617,61 @@ int run_snapshot(const std::string& dir, bool json) {
     if (!g_arch_given) g_flow_setup.options.arch = snap.arch;
   }
   int status = exit_ok;
-  for (const ete::snapshot::buffer& b : snap.buffers)
-    if (b.format != ete::snapshot::buffer_format::source_data) {
-      std::fprintf(stderr,
-                   "ete-dump: buffer %s (%s) is CoreSight formatted; ete-dump reads unformatted "
-                   "buffers only so far (the library's coresight::deformatter splits it by trace ID)\n",
-                   b.name.c_str(), b.file.c_str());
-      return exit_usage;
-    } else if ((g_elements || g_flow) && b.regs.proto == ete::protocol::etmv4) {
-      std::fprintf(stderr, "ete-dump: buffer %s: %s\n", b.name.c_str(), config_error(b.regs).c_str());
-      return exit_usage;
+  bool id_found = g_only_id < 0;
+  for (const ete::snapshot::buffer& b : snap.buffers) {
+    const bool formatted = b.format != ete::snapshot::buffer_format::source_data;
+    if (!formatted && g_only_id >= 0)
+      id_found = id_found || (b.trctraceidr == static_cast<std::uint32_t>(g_only_id) && !b.source.empty());
+    for (const ete::snapshot::trace_source& t : b.sources) {
+      if (!t.decodable || (!formatted && t.name != b.source)) continue;
+      if (g_only_id >= 0 && t.trctraceidr != static_cast<std::uint32_t>(g_only_id)) continue;
+      id_found = true;
+      if ((g_elements || g_flow) && t.regs.proto == ete::protocol::etmv4) {
+        std::fprintf(stderr, "ete-dump: buffer %s, source %s: %s\n", b.name.c_str(), t.name.c_str(),
+                     config_error(t.regs).c_str());
+        return exit_usage;
+      }
     }
+  }
+  if (!id_found) {
+    std::fprintf(stderr, "ete-dump: no trace source of the snapshot has trace ID %s\n",
+                 hex32(static_cast<std::uint32_t>(g_only_id)).c_str());
+    return exit_usage;
+  }
   for (std::size_t i = 0; i < snap.buffers.size(); ++i) {
     const ete::snapshot::buffer& b = snap.buffers[i];
-    const std::string invalid = config_error(b.regs);
-    if (!invalid.empty()) {
-      std::fprintf(stderr, "ete-dump: session %zu (%s, source %s): %s\n", i, b.name.c_str(),
-                   b.source.c_str(), invalid.c_str());
-      status = exit_usage;  // the decoder reports it too, as the session's only diagnostic
+    const bool formatted = b.format != ete::snapshot::buffer_format::source_data;
+    // --id: buffers without that source are left out (the others keep their session numbers).
+    if (g_only_id >= 0 &&
+        std::none_of(b.sources.begin(), b.sources.end(), [&](const ete::snapshot::trace_source& t) {
+          return t.decodable && t.trctraceidr == static_cast<std::uint32_t>(g_only_id) &&
+                 (formatted || t.name == b.source);
+        }))
+      continue;
+    for (const ete::snapshot::trace_source& t : b.sources) {
+      if (!t.decodable || (!formatted && t.name != b.source)) continue;
+      if (g_only_id >= 0 && t.trctraceidr != static_cast<std::uint32_t>(g_only_id)) continue;
+      const std::string invalid = config_error(t.regs);
+      if (!invalid.empty()) {
+        std::fprintf(stderr, "ete-dump: session %zu (%s, source %s): %s\n", i, b.name.c_str(),
+                     t.name.c_str(), invalid.c_str());
+        status = exit_usage;  // the decoder reports it too, as the session's only diagnostic
+      }
     }
-    std::string header = "# session " + std::to_string(i) + ": " + b.name + " (" + b.file +
-                         ") from " + b.source + ", " + size_text(b.path) + ", " + describe(b.regs);
+    std::string header = "# session " + std::to_string(i) + ": " + b.name + " (" + b.file + ")";
+    if (formatted)
+      header += ", " + size_text(b.path) + ", CoreSight formatted (" +
+                (b.format == ete::snapshot::buffer_format::dstream_coresight ? "DSTREAM" : "frames") +
+                ")";
+    else
+      header += " from " + b.source + ", " + size_text(b.path) + ", " + describe(b.regs);
     if (g_opencsd) {
       header = "####### Multi Session decode: Buffer " + std::to_string(i + 1) + " of " +
                std::to_string(snap.buffers.size()) + "; Source name = " + b.name + ".";
       g_flow_setup.trace_id = b.trctraceidr;
     }
-    const int s = stream_session(b.path, "trace buffer ", header, b.regs, i, json);
+    const int s = formatted ? stream_formatted(b, i, json, header)
+                            : stream_session(b.path, "trace buffer ", header, b.regs, i, json);
     if (s != exit_ok) return finish_output(s);
   }
   return finish_output(status);
@@ -762,6 +953,13 @@ static int run_main(int argc, char** argv) {
       g_arch_given = true;
       continue;
     }
+    if (name == "--id") {
+      std::uint32_t v = 0;
+      if (!take_value() || !ete::snapshot::parse_u32(value, v) || v > 0x7f)
+        return usage_error("%s needs a trace ID (0x01 ... 0x6f)", "--id");
+      g_only_id = static_cast<int>(v);
+      continue;
+    }
     if (name == "--trctraceidr") {
       std::uint32_t v = 0;
       if (!take_value() || !ete::snapshot::parse_u32(value, v))
@@ -796,6 +994,7 @@ static int run_main(int argc, char** argv) {
   if (!g_flow && (!g_memory.empty() || g_arch_given))
     return usage_error("%s only apply with --flow", "--memory, --elf and --arch");
   if (g_opencsd && json) return usage_error("%s and --json exclude each other", "--opencsd");
+  if (g_only_id >= 0 && !have_snapshot) return usage_error("%s only applies with --snapshot", "--id");
   if (have_snapshot) {
     if (have_file || any_reg)
       return usage_error("%s takes no trace file or register options", "--snapshot");

@@ -86,8 +86,10 @@ class decode_tree {
   constexpr std::size_t size() const noexcept { return count_; }
   constexpr std::uint8_t id_at(std::size_t i) const noexcept { return sources_[i].id; }
 
-  // Bytes of trace IDs without a source, dropped so far.
+  // Bytes of trace IDs without a source, dropped so far; the trace ID of the latest
+  // unrouted_data notice (during its on_frame_error call: the ID it is about).
   std::uint64_t unrouted_bytes() const noexcept { return unrouted_bytes_; }
+  std::uint8_t unrouted_id() const noexcept { return unrouted_id_; }
   const deformatter& frames() const noexcept { return deformatter_; }
 
   // Streaming: the capture in chunks of any size (frames may be split anywhere).
@@ -276,6 +278,7 @@ class decode_tree {
       std::uint64_t& seen = unrouted_seen_[(b.id >> 6) & 1];
       if (!(seen & bit)) {
         seen |= bit;
+        unrouted_id_ = b.id;
         s.on_frame_error(diagnostic{error_code::unrouted_data, b.offset_of(0), b.size});
       }
       return;
@@ -307,6 +310,7 @@ class decode_tree {
   std::size_t count_ = 0;
   std::uint64_t unrouted_bytes_ = 0;
   std::uint64_t unrouted_seen_[2] = {0, 0};
+  std::uint8_t unrouted_id_ = 0;
   source sources_[MaxSources];
 };
 

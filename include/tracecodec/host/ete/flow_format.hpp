@@ -101,18 +101,18 @@ inline void append_hex_plain(std::string& s, std::uint64_t v) { append_hex(s, v,
 
 }  // namespace format_detail
 
-inline std::string format_json(const flow_element& f, std::size_t session) {
+inline std::string format_json(const flow_element& f, std::size_t session, int trace_id = -1) {
   using namespace format_detail;
-  std::string s = json_head(session, f.offset);
+  std::string s = json_head(session, f.offset, trace_id);
   s += ",\"element\":";
   json_value(s, flow_name(f.kind));
   return json_form(std::move(s), [&f](auto& v) { visit_fields(f, v); });
 }
 
 // "Idx:<offset>; <element>: key=value ..."
-inline std::string format_text(const flow_element& f) {
+inline std::string format_text(const flow_element& f, int trace_id = -1) {
   using namespace format_detail;
-  return text_form(text_head(f.offset) + flow_name(f.kind), [&f](auto& v) { visit_fields(f, v); });
+  return text_form(text_head(f.offset, trace_id) + flow_name(f.kind), [&f](auto& v) { visit_fields(f, v); });
 }
 
 // The line OpenCSD 1.8.0's trc_pkt_lister -decode prints for the element (its generic trace

@@ -4,7 +4,9 @@
 // Hosted code (std::string); the codec headers themselves stay freestanding.
 //
 // JSON keys (each object is one line without the trailing newline):
-//   every packet:   "session", "offset", "bytes" (lowercase hex), "packet" (kind_name)
+//   every packet:   "session", "id" (trace ID; only for a source of a CoreSight formatted
+//                   buffer), "offset" (null when not known), "bytes" (lowercase hex),
+//                   "packet" (kind_name)
 //   async:          "size" when longer than 16 bytes ("bytes" then holds its first 16)
 //   address kinds:  "address" ("0x" + 16 hex digits), "isa" ("IS0"/"IS1")
 //   atom kinds, mispredict, cancel_f2/f3: "atoms" (E/N, oldest first)
@@ -16,7 +18,7 @@
 //   event:          "events";  Q kinds: "q_count" (integer or null when not counted)
 //   trace_info:     "info", "cc_enabled", "cc_threshold", "spec"
 //   instrumentation: "el", "payload"
-//   diagnostics:    "session", "offset", "error", "message", and "length" for unsynchronized
+//   diagnostics:    "session", "id", "offset", "error", "message", and "length" for unsynchronized
 //
 // Each record type has one field visitor (visit_fields) that writes both forms through the
 // sinks of format_fields.hpp; where the text form (after OpenCSD's lister) shows a field
@@ -248,18 +250,35 @@ void visit_fields(const element& e, V& v) {
   }
 }
 
-// "Idx:<offset>; " and {"session":<session>,"offset":<offset>, which every record starts with.
-inline std::string text_head(std::uint64_t offset) {
+// "Idx:<offset>; " and {"session":<session>,"offset":<offset>, which every record starts with;
+// with a trace ID (a source of a CoreSight formatted buffer, trace_id >= 0) "Idx:<offset>;
+// ID:<hex>; " as OpenCSD prints it, and {"session":..,"id":<decimal>,"offset":... An offset
+// that is not known (coresight::unknown_offset, all ones) is "?" and null.
+inline constexpr std::uint64_t offset_not_known = ~std::uint64_t{0};
+inline std::string text_head(std::uint64_t offset, int trace_id = -1) {
   std::string s = "Idx:";
-  append_decimal(s, offset);
+  if (offset == offset_not_known) s += '?';
+  else append_decimal(s, offset);
   s += "; ";
+  if (trace_id >= 0) {  // hex without 0x, as OpenCSD prints it
+    s += "ID:";
+    s += "0123456789abcdef"[(trace_id >> 4) & 7];
+    s += "0123456789abcdef"[trace_id & 15];
+    if (s[s.size() - 2] == '0') s.erase(s.size() - 2, 1);
+    s += "; ";
+  }
   return s;
 }
-inline std::string json_head(std::size_t session, std::uint64_t offset) {
+inline std::string json_head(std::size_t session, std::uint64_t offset, int trace_id = -1) {
   std::string s = "{\"session\":";
   append_decimal(s, session);
+  if (trace_id >= 0) {
+    s += ",\"id\":";
+    append_decimal(s, static_cast<std::uint64_t>(trace_id));
+  }
   s += ",\"offset\":";
-  append_decimal(s, offset);
+  if (offset == offset_not_known) s += "null";
+  else append_decimal(s, offset);
   return s;
 }
 
@@ -268,9 +287,9 @@ inline std::string json_head(std::size_t session, std::uint64_t offset) {
 // One text line (no trailing newline), e.g.
 //   Idx:15; [0x82 0x32 0x08 0x0a 0x00 0x31 ]; address_ctx_32_is0: addr=0x00000000000a10c8 IS0; ctx=AArch64,EL1,NS
 // `bytes` points at the packet's p.size raw bytes (may be null: the byte list is left empty).
-inline std::string format_text(const packet& p, const std::uint8_t* bytes) {
+inline std::string format_text(const packet& p, const std::uint8_t* bytes, int trace_id = -1) {
   using namespace format_detail;
-  std::string s = text_head(p.offset);
+  std::string s = text_head(p.offset, trace_id);
   s.reserve(128);
   s += '[';
   for_each_byte(p, bytes, [&s](std::uint8_t b) {
@@ -284,9 +303,10 @@ inline std::string format_text(const packet& p, const std::uint8_t* bytes) {
 }
 
 // One JSON object (no trailing newline). See the key list at the top of this header.
-inline std::string format_json(const packet& p, std::size_t session, const std::uint8_t* bytes) {
+inline std::string format_json(const packet& p, std::size_t session, const std::uint8_t* bytes,
+                               int trace_id = -1) {
   using namespace format_detail;
-  std::string s = json_head(session, p.offset);
+  std::string s = json_head(session, p.offset, trace_id);
   s.reserve(200);
   s += ",\"bytes\":\"";
   for_each_byte(p, bytes, [&s](std::uint8_t b) {
@@ -300,14 +320,14 @@ inline std::string format_json(const packet& p, std::size_t session, const std::
 
 // One text line for a diagnostic, e.g. "Idx:0; error unsynchronized: bytes skipped before an
 // A-Sync (5 bytes)".
-inline std::string format_text(const diagnostic& d) {
+inline std::string format_text(const diagnostic& d, int trace_id = -1) {
   using namespace format_detail;
-  return text_form(text_head(d.offset), [&d](auto& v) { visit_fields(d, v); }, "");
+  return text_form(text_head(d.offset, trace_id), [&d](auto& v) { visit_fields(d, v); }, "");
 }
 
-inline std::string format_json(const diagnostic& d, std::size_t session) {
+inline std::string format_json(const diagnostic& d, std::size_t session, int trace_id = -1) {
   using namespace format_detail;
-  return json_form(json_head(session, d.offset), [&d](auto& v) { visit_fields(d, v); });
+  return json_form(json_head(session, d.offset, trace_id), [&d](auto& v) { visit_fields(d, v); });
 }
 
 // ---- elements (ete-dump --elements) --------------------------------------------------------
@@ -316,9 +336,9 @@ inline std::string format_json(const diagnostic& d, std::size_t session) {
 // run's letters, oldest first),
 // "context", "timestamp", "cycle_count", "commit", "cancel", "exception_type",
 // "exception_name", "event", "q_count", "spec", "cc_threshold", "el", "payload".
-inline std::string format_json(const element& e, std::size_t session) {
+inline std::string format_json(const element& e, std::size_t session, int trace_id = -1) {
   using namespace format_detail;
-  std::string s = json_head(session, e.offset);
+  std::string s = json_head(session, e.offset, trace_id);
   s += ",\"element\":";
   json_value(s, element_name(e.kind));
   return json_form(std::move(s), [&e](auto& v) { visit_fields(e, v); });
@@ -326,9 +346,9 @@ inline std::string format_json(const element& e, std::size_t session) {
 
 // Text: "Idx:<offset>; <element>: key=value ...", the keys and values of the JSON form
 // (strings without quotes, the context as "context={el=1 ns=true ...}").
-inline std::string format_text(const element& e) {
+inline std::string format_text(const element& e, int trace_id = -1) {
   using namespace format_detail;
-  return text_form(text_head(e.offset) + element_name(e.kind),
+  return text_form(text_head(e.offset, trace_id) + element_name(e.kind),
                    [&e](auto& v) { visit_fields(e, v); });
 }
 
