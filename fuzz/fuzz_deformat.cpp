@@ -6,13 +6,21 @@
 // no more bytes come out than the frames can hold (15 of every 16 frame bytes); the whole
 // input, random chunks (seeded by the second byte), and the same after reset() give the same
 // runs and diagnostics; a TPIU stream made of the memory-aligned decode's frames (an FSYNC
-// first) gives the same per-ID bytes.
+// first) gives the same per-ID bytes. The decode tree (coresight/decode_tree.hpp), with
+// packet decoders for IDs 1 (ETE 1.3, speculation), 2 (ETMv4.0, Juno) and 3 (ETMv4.5,
+// Cortex-M55), in the same random chunks: every item of a source, its stream offset inside
+// that source's deformatted bytes, its input offset that byte's place (or unknown), a packet's
+// bytes held by the tree equal to the stream's; without a barrier, each source's packets and
+// errors equal its stream decoded alone.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include <tracecodec/coresight/decode_tree.hpp>
 #include <tracecodec/coresight/deformatter.hpp>
+#include <tracecodec/ete/packet/decoder.hpp>
 
 #include "common.hpp"
 
@@ -60,6 +68,84 @@ recorded run(cs::deformatter& d, const std::uint8_t* data, std::size_t size, std
   return r;
 }
 
+namespace ete = tracecodec::ete;
+using packet_decoder = ete::decoder<ete::runtime_config>;
+
+template <class T>
+T at_offset(T x, std::uint64_t offset) {
+  x.offset = offset;
+  return x;
+}
+
+// b: the batches' bytes, with the trace ID and input offset (at) of each byte.
+void tree_checks(cs::frame_format format, const std::uint8_t* in, std::size_t n, std::uint64_t seed,
+                 const recorded& b, const std::vector<std::uint64_t>& at) {
+  const ete::registers regs[3] = {ete::presets::ete_1_3_spec, ete::presets::etmv4_0_juno,
+                                  ete::presets::etmv4_5_m55};
+  std::vector<std::uint8_t> stream[3];
+  std::vector<std::uint64_t> where[3];
+  for (std::size_t i = 0; i < b.bytes.size(); ++i)
+    if (b.ids[i] >= 1 && b.ids[i] <= 3) {
+      stream[b.ids[i] - 1].push_back(b.bytes[i]);
+      where[b.ids[i] - 1].push_back(at[i]);
+    }
+  packet_decoder d1(regs[0]), d2(regs[1]), d3(regs[2]);
+  auto tree = std::make_unique<cs::decode_tree<packet_decoder, 3, 4>>(format);
+  FUZZ_CHECK(tree->add_source(1, d1) == cs::tree_status::ok);
+  FUZZ_CHECK(tree->add_source(2, d2) == cs::tree_status::ok);
+  FUZZ_CHECK(tree->add_source(3, d3) == cs::tree_status::ok);
+  std::vector<ete::packet> packets[3];
+  std::vector<ete::diagnostic> errors[3];
+  bool barrier = false;
+  auto origin_ok = [&](const cs::item_origin& o, std::uint64_t input) {
+    FUZZ_CHECK(o.id >= 1 && o.id <= 3);
+    const std::size_t k = o.id - 1u;
+    FUZZ_CHECK(o.stream_offset <= stream[k].size());
+    if (o.stream_offset < stream[k].size())
+      FUZZ_CHECK(input == cs::unknown_offset || input == where[k][o.stream_offset]);
+    return k;
+  };
+  auto on_packet = [&](const cs::item_origin& o, const ete::packet& p) {
+    const std::size_t k = origin_ok(o, p.offset);
+    FUZZ_CHECK(o.stream_offset + p.size <= stream[k].size());
+    if (p.kind != ete::packet_kind::async) {
+      std::uint8_t raw[ete::max_packet_size];
+      FUZZ_CHECK(p.size <= sizeof raw && tree->stream_bytes(o.id, o.stream_offset, p.size, raw));
+      FUZZ_CHECK(std::equal(raw, raw + p.size, stream[k].begin() + static_cast<std::ptrdiff_t>(o.stream_offset)));
+    }
+    packets[k].push_back(at_offset(p, o.stream_offset));
+  };
+  auto on_error = [&](const cs::item_origin& o, const ete::diagnostic& e) {
+    const std::size_t k = origin_ok(o, e.offset);
+    errors[k].push_back(at_offset(e, o.stream_offset));
+  };
+  auto on_frame = [&](const cs::diagnostic& e) {
+    barrier = barrier || e.code == cs::error_code::barrier;
+    FUZZ_CHECK(e.code != cs::error_code::unrouted_data || tree->unrouted_id() > 3);
+  };
+  std::uint64_t x = seed | 1;
+  for (std::size_t i = 0; i < n;) {
+    x ^= x >> 31;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 29;
+    const std::size_t m = std::min<std::size_t>(n - i, 1 + (x >> 55));
+    tree->decode_part(in + i, m, on_packet, on_error, on_frame);
+    i += m;
+  }
+  tree->decode_end(on_packet, on_error, on_frame);
+  if (barrier) return;  // each source's sessions restart there: not one stream alone
+  packet_decoder* alone[3] = {&d1, &d2, &d3};
+  for (std::size_t k = 0; k < 3; ++k) {
+    std::vector<ete::packet> p;
+    std::vector<ete::diagnostic> e;
+    alone[k]->reset();
+    alone[k]->decode(stream[k].data(), stream[k].size(), [&](const ete::packet& q) { p.push_back(q); },
+                     [&](const ete::diagnostic& q) { e.push_back(q); });
+    FUZZ_CHECK(p == packets[k]);
+    FUZZ_CHECK(e == errors[k]);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -79,7 +165,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   FUZZ_CHECK(whole.bytes.size() <= n / 16 * 15);
   for (const cs::diagnostic& e : whole.errors) {
-    FUZZ_CHECK(static_cast<unsigned>(e.code) >= 1 && e.code <= cs::error_code::barrier);
+    FUZZ_CHECK(static_cast<unsigned>(e.code) >= 1 && e.code <= cs::error_code::barrier);  // no unrouted_data
     FUZZ_CHECK(e.offset <= n);
     FUZZ_CHECK(e.code == cs::error_code::reserved_id || e.length >= 1);
     if (e.code == cs::error_code::truncated_frame) FUZZ_CHECK(e.length < 16 + 8 && e.offset + e.length <= n);
@@ -107,6 +193,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     bd.decode(in, n, on_batch, on_error);
     FUZZ_CHECK(b.bytes == whole.bytes);
     FUZZ_CHECK(b.errors == whole.errors);
+    tree_checks(format, in, n, seed, b, at);
     std::size_t k = 0;
     for (std::size_t r = 0; r < whole.offsets.size(); ++r) {
       FUZZ_CHECK(k < at.size() && b.ids[k] == whole.ids[r] && at[k] == whole.offsets[r]);
