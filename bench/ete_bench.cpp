@@ -25,7 +25,9 @@
 //                              aligned frames, no decoder attached: frames unpacked, data dropped)
 // Corpora: a synthetic mixed trace made by the encoder (runs without ../shared), and real
 // snapshots from ../shared/conformance/ete repeated to at least 8 MiB (each repeat starts at
-// the snapshot's own A-Sync, so every repeat decodes exactly like the first). Flow corpora:
+// the snapshot's own A-Sync, so every repeat decodes exactly like the first); for
+// BM_ete_decode and BM_opencsd_decode also ETMv4 streams (etmv4-<capture>: the busiest trace ID
+// of a formatted capture of ../shared/conformance/etmv4, from its first A-Sync to its last). Flow corpora:
 // snapshots with memory images (flow_corpora()), repeated the same way.
 #include <benchmark/benchmark.h>
 
@@ -365,6 +367,56 @@ void ete_compress(benchmark::State& state, const corpus* c) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * c->elements.size()));
 }
 
+// ETMv4 packet corpora: the busiest trace ID of each formatted ETMv4 capture of
+// ../shared/conformance/etmv4 (next to the ETE corpus), deformatted, from its first A-Sync to
+// its last (whole sections, so every repeat decodes alike), repeated to at least 8 MiB.
+std::vector<corpus> load_etmv4_corpora() {
+  std::vector<corpus> cs;
+  for (const char* name : {"bugfix-exact-match", "juno-uname-001", "juno_r1_1"}) {
+    snapshot::load_options opt;
+    opt.read_memory = false;
+    const auto snap = snapshot::load(conformance_dir() + "/../etmv4/snapshots/" + name, opt);
+    if (!snap.error.empty() || snap.buffers.empty()) {
+      std::fprintf(stderr, "ete-bench: ETMv4 corpus %s skipped: %s\n", name, snap.error.c_str());
+      continue;
+    }
+    const snapshot::buffer& b = snap.buffers[0];
+    std::vector<std::uint8_t> streams[128];
+    tracecodec::coresight::deformatter d;
+    d.decode(
+        b.data.data(), b.data.size(),
+        [&](std::uint8_t id, const std::uint8_t* p, std::size_t n, std::uint64_t) {
+          streams[id & 0x7f].insert(streams[id & 0x7f].end(), p, p + n);
+        },
+        [](const tracecodec::coresight::diagnostic&) {});
+    const snapshot::trace_source* busiest = nullptr;
+    for (const snapshot::trace_source& t : b.sources)
+      if (t.decodable && t.trctraceidr < 128 &&
+          (!busiest || streams[t.trctraceidr].size() > streams[busiest->trctraceidr].size()))
+        busiest = &t;
+    if (!busiest) continue;
+    const std::vector<std::uint8_t>& all = streams[busiest->trctraceidr];
+    std::uint64_t first = ~std::uint64_t{0}, last = 0;
+    decoder<> dec(busiest->regs);
+    dec.decode(all.data(), all.size(),
+               [&](const packet& p) {
+                 if (p.kind != packet_kind::async) return;
+                 first = std::min(first, p.offset);
+                 last = p.offset;
+               },
+               [](const diagnostic&) {});
+    if (first >= last) continue;
+    const std::vector<std::uint8_t> one(all.begin() + static_cast<std::ptrdiff_t>(first),
+                                        all.begin() + static_cast<std::ptrdiff_t>(last));
+    corpus c{std::string("etmv4-") + name, busiest->regs, repeat_to(one, corpus_bytes), {}, {}};
+    decoder<> again(c.regs);
+    again.decode(c.bytes.data(), c.bytes.size(), [&](const packet& p) { c.packets.push_back(p); },
+                 [](const diagnostic&) {});
+    cs.push_back(std::move(c));
+  }
+  return cs;
+}
+
 // Formatted captures: the memory-aligned ETMv4 buffers of ../shared/conformance/etmv4 (next to
 // the ETE corpus), each repeated to at least 8 MiB (whole frames, so repeats stay aligned).
 struct formatted_capture {
@@ -488,6 +540,18 @@ int main(int argc, char** argv) {
     reg("BM_ete_encode_streamed", ete_encode_streamed);
     reg("BM_ete_compress", ete_compress);
     reg("BM_packet_read", packet_read);
+  }
+  // ETMv4: packet decode only (elements and flow take ETE configurations so far).
+  static const std::vector<corpus> etmv4 = load_etmv4_corpora();
+  for (const corpus& c : etmv4) {
+    auto reg = [&](const char* what, void (*fn)(benchmark::State&, const corpus*)) {
+      return benchmark::RegisterBenchmark((std::string(what) + "/" + c.name).c_str(), fn, &c)
+          ->Unit(benchmark::kMillisecond);
+    };
+    reg("BM_ete_decode", ete_decode);
+#ifdef TRACECODEC_HAVE_OPENCSD
+    reg("BM_opencsd_decode", opencsd_decode);
+#endif
   }
   for (const flow_corpus& c : flow_corpora()) {
     auto reg = [&](const char* what, void (*fn)(benchmark::State&, const flow_corpus*)) {
