@@ -106,6 +106,8 @@ enum class offset_format : std::uint8_t {
   t32_imm10_imm11,  // B T4, BL: S:I1:I2:imm10:imm11:'0', I = NOT(J XOR S)
   t32_imm10_imm10,  // BLX (immediate) T2: S:I1:I2:imm10H:imm10L:'00', from Align(PC, 4)
   t32_i_imm5,       // CBZ, CBNZ: i:imm5:'0', zero-extended
+  t32_loop_fwd,     // Armv8.1-M WLS, WLSTP: immh:imml:'0', zero-extended, forward
+  t32_loop_back,    // Armv8.1-M LE, LETP: immh:imml:'0', zero-extended, backward
 };
 
 // Row flags.
@@ -234,6 +236,13 @@ inline constexpr rule t32_rules[] = {
     {0xF800D000, 0xF0008000, branch, none, t32_imm6_imm11, cond}, // B<c>.W T3
     {0xF800D000, 0xF0009000, branch, none, t32_imm10_imm11},      // B.W T4
     {0xF800D000, 0xF000D000, branch, link, t32_imm10_imm11, lnk}, // BL
+    // Armv8.1-M low-overhead loops (Armv8-M ARM: WLS, WLSTP, LE, LETP; DLS, DLSTP and
+    // LCTP, second halfword 0xE001, branch nowhere). These encodings are BLX (imm) with H = 1,
+    // UNDEFINED, elsewhere. Not marked conditional: no condition field (OpenCSD agrees).
+    {0xFFEFE001, 0xF00FC001, branch, none, t32_loop_back},        // LE LR, LETP
+    {0xFFFFE001, 0xF02FC001, branch, none, t32_loop_back},        // LE (no LR update)
+    {0xFFC0E001, 0xF000C001, branch, none, t32_loop_fwd},         // WLSTP
+    {0xFFF0E001, 0xF040C001, branch, none, t32_loop_fwd},         // WLS
     {0xF800D001, 0xF000C000, branch, link, t32_imm10_imm10, lnk | interwork},  // BLX (imm)
     {0xFFFF0FFF, 0xEE070F95, isb},                                // MCR p15, 0, Rt, c7, c5, 4
 };
@@ -323,6 +332,9 @@ constexpr std::int64_t branch_offset(offset_format o, std::uint32_t w) noexcept 
       return sign_extend(s << 22 | i1 << 21 | i2 << 20 | field(w, 25, 16) << 10 |
                              field(w, 10, 1), 23) * 4 + 4;
     case t32_i_imm5: return (field(w, 25, 25) << 5 | field(w, 23, 19)) * 2 + 4;
+    case t32_loop_fwd: return (field(w, 10, 1) << 2 | field(w, 11, 11) << 1) + 4;
+    case t32_loop_back:
+      return 4 - static_cast<std::int64_t>(field(w, 10, 1) << 2 | field(w, 11, 11) << 1);
   }
   return 0;
 }
