@@ -92,6 +92,7 @@ class flow_analyzer {
     pending_ = false;
     q_pending_ = false;
     passive_count_ = 0;
+    nacc_ = false;
     rs_size_ = 0;
     ctx_known_ = 0;
     announce_ = why;
@@ -127,6 +128,7 @@ class flow_analyzer {
     flush(out);
     sync_ = sync::none;
     awaiting_target_ = false;
+    nacc_ = false;
     flow_element f{};
     f.kind = flow_kind::no_sync;
     f.offset = offset;
@@ -200,6 +202,7 @@ class flow_analyzer {
         rs_size_ = 0;
         sync_ = sync::none;
         awaiting_target_ = false;
+        nacc_ = false;
         flow_element f = make(flow_kind::trace_on, e);
         f.reason = sync_reason::trace_on;
         out(f);
@@ -321,6 +324,7 @@ class flow_analyzer {
 
   // D9.5.8
   constexpr void target(const element& e) noexcept {
+    nacc_ = false;
     set_ = set_for(e.sub_isa);
     addr_ = mask(e.address);
     awaiting_target_ = false;
@@ -519,6 +523,8 @@ class flow_analyzer {
     out(f);
     sync_ = sync::context;  // wait for the next address (D9.5.4.1)
     awaiting_target_ = false;
+    nacc_ = true;
+    nacc_at_ = at;
   }
 
   template <class Out>
@@ -756,6 +762,12 @@ class flow_analyzer {
         if (addr_ < per) walk_to(per, e.offset, out);
         addr_ = per;
       } else if (sync_ == sync::context) {
+        // Execution stopped being followed where the memory was not accessible: the path
+        // from there up to a later preferred return address is not known either, and the
+        // element says so again, for the exception (as OpenCSD reports it; a return address
+        // below it is no walk, as in walk_to()).
+        if (nacc_ && per > nacc_at_) not_accessible(nacc_at_, e.offset, out);
+        nacc_ = false;
         // Waiting for an address (an indirect branch's target): the preferred return address
         // is where execution was.
         addr_ = per;
@@ -863,6 +875,9 @@ class flow_analyzer {
   std::uint64_t addr_ = 0;
   context ctx_{};
   std::uint8_t ctx_known_ = 0;  // flow_flag::context_id_known, vmid_known
+  // The last walk stopped at nacc_at_, memory not accessible, and no address came since.
+  bool nacc_ = false;
+  std::uint64_t nacc_at_ = 0;
   std::uint8_t space_ = memory_space::el1s;   // memory_space::of(ctx_)
   std::uint64_t addr_mask_ = 0xffffffffu;     // ctx_.sf ? all ones : 32 bits
   flow_element held_{};
