@@ -158,8 +158,6 @@ def theirs_aarch32(mn, ops, thumb):
                                    and not first_operand(ops).startswith("r")):
             return ("branch", base != "b", cond, target_of(ops))
         return ("indirect", base in ("blx", "blxns"), cond, None)
-    if thumb and re.fullmatch(r"(wls|wlstp\.\d+|le|letp)", mn):  # Armv8.1-M loops
-        return ("branch", False, False, target_of(ops))
     r = strip_cond(mn, {"tbb", "tbh", "eret", "rfe", "rfeia", "rfeib", "rfeda", "rfedb", "rfefd",
                         "rfefa", "rfeed", "rfeea"})
     if r is not None:

@@ -247,3 +247,76 @@ TEST_CASE("ETMv4 program flow of every snapshot equals OpenCSD's decode, per tra
     CHECK_MESSAGE(observed.count(&d) == 1, "listed difference did not occur: " << d.snapshot
                                                                                << " " << d.rule);
 }
+
+// Hand-built from the ETMv4 architecture (IHI0064): A-Sync, Trace Info, then the packets.
+namespace {
+std::vector<ete::element> elements_of(const ete::registers& r, std::vector<std::uint8_t> tail,
+                                      bool resolve) {
+  std::vector<std::uint8_t> b(11, 0x00);
+  b.push_back(0x80);  // A-Sync
+  b.push_back(0x01);  // Trace Info, no sections
+  b.push_back(0x00);
+  b.insert(b.end(), tail.begin(), tail.end());
+  std::vector<ete::element> out;
+  ete::element_reader<ete::runtime_config> rd(r);
+  REQUIRE(rd.status() == ete::error_code::ok);
+  rd.decode(
+      b.data(), b.size(),
+      [&](const ete::element& e) {  // stage 1's implied commits (MAXSPEC 0) left out
+        if (e.kind != ete::element_kind::commit) out.push_back(e);
+      },
+      [&](const ete::diagnostic& d) { FAIL("decode error " << static_cast<int>(d.code)); }, resolve);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("ETMv4 registers resolve, Exception Return and Function Return elements") {
+  using ete::element_kind;
+  for (const ete::registers& r : {ete::presets::etmv4_0_juno, ete::presets::etmv4_1_a55,
+                                  ete::presets::etmv4_5_m55})
+    CHECK(ete::element_reader<ete::runtime_config>::status_for(r) == ete::error_code::ok);
+  for (bool resolve : {false, true}) {
+    CAPTURE(resolve);
+    // A profile: Exception Return (0x07) is not a P0 element (the ERET's atom is).
+    auto a = elements_of(ete::presets::etmv4_0_juno, {0x07}, resolve);
+    REQUIRE(a.size() == 2);
+    CHECK(a[1].kind == element_kind::exception_return);
+    CHECK(a[1].offset == 14);
+    CHECK_FALSE(a[1].p0);
+    // M profile (ETMv4.5): Exception Return and Function Return (0x05) are P0 elements.
+    auto m = elements_of(ete::presets::etmv4_5_m55, {0x07, 0x05}, resolve);
+    REQUIRE(m.size() == 3);
+    CHECK(m[1].kind == element_kind::exception_return);
+    CHECK(m[1].p0);
+    CHECK(m[2].kind == element_kind::function_return);
+    CHECK(m[2].p0);
+    // M profile exception number 0x20D (IRQ13): TYPE[4:0] = 0x0D in byte 1 (E0 = 1, C = 1),
+    // TYPE[9:5] = 0x10 in byte 2; then a short IS1 address packet: 0x96 0x02 -> address 0x4.
+    auto x = elements_of(ete::presets::etmv4_5_m55, {0x06, 0x9b, 0x10, 0x96, 0x02}, resolve);
+    REQUIRE(x.size() == 2);
+    CHECK(x[1].kind == element_kind::exception);
+    CHECK(x[1].exception_type == 0x20d);
+    CHECK(x[1].address == 0x4);
+    // TYPE 0x18 is DebugHalt on an M-profile PE, not ETE's Transaction Failure.
+    auto h = elements_of(ete::presets::etmv4_5_m55, {0x06, 0x31, 0x96, 0x02}, resolve);
+    REQUIRE(h.size() == 2);
+    CHECK(h[1].kind == element_kind::exception);
+    CHECK(h[1].exception_type == 0x18);
+  }
+}
+
+TEST_CASE("ETMv4 exception names, as OpenCSD 1.8.0 lists them") {
+  const ete::config a = ete::config::from(ete::presets::etmv4_0_juno);
+  const ete::config m = ete::config::from(ete::presets::etmv4_5_m55);
+  CHECK(ete::exception_name(0x1, a) == "Debug Halt");
+  CHECK(ete::exception_name(0xc, a) == "Data Fault");
+  CHECK(ete::exception_name(0xe, a) == "IRQ");
+  CHECK(ete::exception_name(0x10, a) == "Reserved");
+  CHECK(ete::exception_name(0x0f, m) == "SysTick");
+  CHECK(ete::exception_name(0x18, m) == "DebugHalt");
+  CHECK(ete::exception_name(0x19, m) == "LazyFP Push");
+  CHECK(ete::exception_name(0x20d, m) == "IRQ13");
+  CHECK(ete::exception_name(0x3ef, m) == "IRQ495");
+  CHECK(ete::exception_name(0x3f0, m) == "Reserved");
+  CHECK(ete::exception_name(0x18, ete::config{}) == "Transaction Failure");  // ETE
+}

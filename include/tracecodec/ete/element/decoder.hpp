@@ -197,11 +197,15 @@ class element_decoder {
       if (unknown) e.flags = element_flag::unknown_address;
       emit(element_kind::target_address);
     };
+    // ETMv4: which of the context ID and VMID the packet carried (a trace unit's TRCCONFIGR
+    // as recorded does not always say: a57_single_step). ETE leaves them out: there the
+    // enables say it, and the element stays independent of how its packet was encoded.
     auto context_element = [&] {
       e.ctx = p.ctx;
-      e.flags = static_cast<std::uint8_t>(
-          (p.is(packet_flag::has_context_id) ? element_flag::has_context_id : 0) |
-          (p.is(packet_flag::has_vmid) ? element_flag::has_vmid : 0));
+      if (cfg().etmv4())
+        e.flags = static_cast<std::uint8_t>(
+            (p.is(packet_flag::has_context_id) ? element_flag::has_context_id : 0) |
+            (p.is(packet_flag::has_vmid) ? element_flag::has_vmid : 0));
       emit(element_kind::context);
     };
     // The transaction has ended (D2.7.1 I_QMFVH), although D9.2.13.2 leaves T set.
@@ -353,7 +357,7 @@ class element_decoder {
         e.sub_isa = unknown ? isa::is0 : p.sub_isa;
         e.flags = static_cast<std::uint8_t>(
             (unknown ? element_flag::unknown_address : 0) |
-            (p.exception_elements == 2 ? element_flag::return_is_target : 0));
+            (p.exception_elements == 2 && cfg().etmv4() ? element_flag::return_is_target : 0));
         emit(element_kind::exception, true);
       };
       // ETMv4 has no transactions: TYPE 0x18 is an exception like any other (M profile:

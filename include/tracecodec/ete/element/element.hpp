@@ -60,10 +60,10 @@ inline constexpr std::uint8_t has_cycles = 4;      // Timestamp element with a c
 inline constexpr std::uint8_t cc_enabled = 8;      // Trace Info: cycle counting enabled
 inline constexpr std::uint8_t in_transaction = 16; // Trace Info: PE in Transactional state
 inline constexpr std::uint8_t unknown_address = 32; // Exception/Target Address with UNKNOWN address
-// Context: the packet carried a context ID (C bit) / a VMID (V bit) (D5.18.1).
+// ETMv4 Context: the packet carried a context ID (C bit) / a VMID (V bit).
 inline constexpr std::uint8_t has_context_id = 64;
 inline constexpr std::uint8_t has_vmid = 128;
-// Exception: E = 0b10, its address is also the target of the P0 element before it (D5.13).
+// ETMv4 Exception: E = 0b10, its address is also the target of the P0 element before it.
 inline constexpr std::uint8_t return_is_target = 64;
 }  // namespace element_flag
 

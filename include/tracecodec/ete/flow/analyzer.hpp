@@ -77,10 +77,10 @@ class flow_analyzer {
  public:
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
   constexpr explicit flow_analyzer(program_image& image, const flow_options& o = {}) noexcept
-      : image_(&image), classify_(o.arch) {}
+      : image_(&image), classify_(o.arch, cfg_.get().profile == pe_profile::m) {}
   constexpr flow_analyzer(const registers& r, program_image& image,
                           const flow_options& o = {}) noexcept
-      : cfg_(r), image_(&image), classify_(o.arch) {}
+      : cfg_(r), image_(&image), classify_(o.arch, r.profile == pe_profile::m) {}
 
   constexpr const config& cfg() const noexcept { return cfg_.get(); }
 
