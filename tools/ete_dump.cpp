@@ -69,7 +69,7 @@ const char* const usage_text =
     "  --id ID          with --snapshot: only the source with trace ID ID (TRCTRACEIDR)\n"
     "  FILE             decode one raw trace file as session 0; the register values\n"
     "                   (hex with 0x, or decimal) describe the trace unit that wrote it\n"
-    "  --etmv4          FILE is ETMv4 trace (ETE's predecessor; packets only): the version\n"
+    "  --etmv4          FILE is ETMv4 trace (ETE's predecessor): the version\n"
     "                   comes from TRCIDR1, TRCDEVARCH is not used\n"
     "  --m-profile      with --etmv4: the traced PE is M-profile (Armv8-M Function Return)\n"
     "  (no input)       encode a small demonstration trace and decode it\n"
@@ -206,7 +206,7 @@ class flow_printer {
   // tagged: the session is one source of a formatted buffer, its text and JSON show the ID.
   flow_printer(std::size_t session, bool json, const ete::config& c, unsigned trace_id,
                bool tagged = false)
-      : session_(session), json_(json), style_(ete::opencsd_style::of(c, trace_id)),
+      : session_(session), json_(json), config_(c), style_(ete::opencsd_style::of(c, trace_id)),
         id_(tagged ? static_cast<int>(trace_id) : -1) {}
   ~flow_printer() { flush(); }
   void operator()(const ete::flow_element& f) {
@@ -230,10 +230,11 @@ class flow_printer {
     if (g_opencsd)
       put_line(ete::format_opencsd(f, style_, bits));
     else
-      put_line(json_ ? ete::format_json(f, session_, id_) : ete::format_text(f, id_));
+      put_line(json_ ? ete::format_json(f, session_, config_, id_) : ete::format_text(f, config_, id_));
   }
   std::size_t session_;
   bool json_;
+  ete::config config_;  // names the exceptions (ETE or ETMv4, A or M profile)
   ete::opencsd_style style_;
   int id_;
   ete::flow_element event_{};
@@ -444,8 +445,6 @@ int stream_session(const std::string& path, const char* what, const std::string&
 // rather than reported as the session's only diagnostic.
 std::string config_error(const ete::registers& regs) {
   using reader = ete::element_reader<ete::runtime_config>;
-  if ((g_elements || g_flow) && regs.proto == ete::protocol::etmv4)
-    return "ETMv4 trace decodes to packets only so far (no --elements or --flow)";
   const ete::error_code valid =
       g_elements || g_flow ? reader::status_for(regs) : ete::validate(regs);
   if (valid == ete::error_code::unsupported_config)
@@ -605,6 +604,7 @@ int run_snapshot(const std::string& dir, bool json) {
   ete::snapshot::load_options opt;
   opt.read_data = false;  // each buffer is streamed from its file
   opt.read_memory = g_flow;
+  opt.skip_missing_dumps = true;  // as OpenCSD: decode with the dumps that exist
   const ete::snapshot::loaded snap = ete::snapshot::load(dir, opt);
   if (!snap.error.empty()) {
     std::fprintf(stderr, "ete-dump: %s\n", snap.error.c_str());
@@ -613,6 +613,8 @@ int run_snapshot(const std::string& dir, bool json) {
   if (g_flow) {
     if (!snap.memory_error.empty())  // decode anyway: every access is then "not accessible"
       std::fprintf(stderr, "ete-dump: warning: no memory image: %s\n", snap.memory_error.c_str());
+    for (const std::string& m : snap.missing_dumps)
+      std::fprintf(stderr, "ete-dump: warning: memory dump %s not found: left out\n", m.c_str());
     g_flow_setup.image = ete::program_image(snap.regions.data(), snap.regions.size());
     if (!g_arch_given) g_flow_setup.options.arch = snap.arch;
   }
@@ -626,11 +628,6 @@ int run_snapshot(const std::string& dir, bool json) {
       if (!t.decodable || (!formatted && t.name != b.source)) continue;
       if (g_only_id >= 0 && t.trctraceidr != static_cast<std::uint32_t>(g_only_id)) continue;
       id_found = true;
-      if ((g_elements || g_flow) && t.regs.proto == ete::protocol::etmv4) {
-        std::fprintf(stderr, "ete-dump: buffer %s, source %s: %s\n", b.name.c_str(), t.name.c_str(),
-                     config_error(t.regs).c_str());
-        return exit_usage;
-      }
     }
   }
   if (!id_found) {

@@ -300,6 +300,17 @@ TEST_CASE("arm-classifier: T32 rows") {
     INFO("T32 0x" << std::hex << v.first << " 0x" << v.second);
     CHECK(newest.t32(v.first, v.second) == v.expected);
   }
+  // Armv8.1-M low-overhead loops on an M-profile PE (armv8_1m_branches' range1.bin, as
+  // arm-none-eabi-objdump -m armv8.1-m.main decodes them): WLS lr, r4 at 0x1e0c4 -> 0x1e0cc,
+  // LE lr at 0x1e104 -> 0x1e0f4; DLS is no branch.
+  const classifier m(arch_version::newest, true);
+  const instruction_info wls = m.t32(0xF044, 0xC003), le = m.t32(0xF00F, 0xC00B);
+  CHECK(wls.type == it::branch);
+  CHECK(wls.size == 4);
+  CHECK(0x1e0c4 + wls.branch_offset == 0x1e0cc);
+  CHECK(le.type == it::branch);
+  CHECK(0x1e104 + le.branch_offset == 0x1e0f4);
+  CHECK(m.t32(0xF044, 0xE001).type == it::other);  // DLS lr, r4
   // A 16-bit instruction ignores the second halfword.
   CHECK(newest.t32(0xE7FE, 0xF000) == newest.t32(0xE7FE, 0x0000));
   // IT: firstcond:mask; the instruction itself is not conditional.

@@ -130,6 +130,12 @@ struct generator {
         else
           p0_element(e);
         return;
+      case p0_rule::m_profile:
+        if (c.profile == pe_profile::m)
+          p0_element(e);
+        else
+          non_p0_element(e);
+        return;
     }
   }
   void non_p0_element(element e) {

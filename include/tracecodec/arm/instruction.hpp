@@ -71,6 +71,7 @@ enum class feature : std::uint8_t {
   pauth_lr,  // FEAT_PAuth_LR: Armv9.5
   cmpbr,     // FEAT_CMPBR: Armv9.6
   tev,       // FEAT_TEV (TEXIT): newer than Armv9.6, `newest` only
+  lob,       // Armv8.1-M low-overhead branches: M profile only (classifier's m_profile)
 };
 
 // Armv9.x includes Armv8.(x+5) (Arm ARM A2.1), so v9.0 has PAuth but not WFxT or HBC.
@@ -86,8 +87,12 @@ constexpr bool has_feature(arch_version v, feature f) noexcept {
     case feature::pauth_lr: return v >= arch_version::v9_5;
     case feature::cmpbr: return v >= arch_version::v9_6;
     case feature::tev: return false;
+    case feature::lob: return false;  // not an A-profile version's: dispatch_table adds them
   }
   return false;
+}
+constexpr bool has_row(arch_version v, feature f, bool m_profile) noexcept {
+  return f == feature::lob ? m_profile : has_feature(v, f);
 }
 
 // How a direct branch encodes its offset. The A32 (+8) and T32 (+4) PC offsets are included,
@@ -106,6 +111,8 @@ enum class offset_format : std::uint8_t {
   t32_imm10_imm11,  // B T4, BL: S:I1:I2:imm10:imm11:'0', I = NOT(J XOR S)
   t32_imm10_imm10,  // BLX (immediate) T2: S:I1:I2:imm10H:imm10L:'00', from Align(PC, 4)
   t32_i_imm5,       // CBZ, CBNZ: i:imm5:'0', zero-extended
+  t32_loop_fwd,     // Armv8.1-M WLS, WLSTP: immh:imml:'0', zero-extended, forward
+  t32_loop_back,    // Armv8.1-M LE, LETP: immh:imml:'0', zero-extended, backward
 };
 
 // Row flags.
@@ -234,6 +241,13 @@ inline constexpr rule t32_rules[] = {
     {0xF800D000, 0xF0008000, branch, none, t32_imm6_imm11, cond}, // B<c>.W T3
     {0xF800D000, 0xF0009000, branch, none, t32_imm10_imm11},      // B.W T4
     {0xF800D000, 0xF000D000, branch, link, t32_imm10_imm11, lnk}, // BL
+    // Armv8.1-M low-overhead loops (Armv8-M ARM: WLS, WLSTP, LE, LETP; DLS, DLSTP and
+    // LCTP, second halfword 0xE001, branch nowhere). These encodings are BLX (imm) with H = 1,
+    // UNDEFINED, elsewhere. Not marked conditional: no condition field (OpenCSD agrees).
+    {0xFFEFE001, 0xF00FC001, branch, none, t32_loop_back, 0, feature::lob},  // LE LR, LETP
+    {0xFFFFE001, 0xF02FC001, branch, none, t32_loop_back, 0, feature::lob},  // LE (no LR update)
+    {0xFFC0E001, 0xF000C001, branch, none, t32_loop_fwd, 0, feature::lob},   // WLSTP
+    {0xFFF0E001, 0xF040C001, branch, none, t32_loop_fwd, 0, feature::lob},   // WLS
     {0xF800D001, 0xF000C000, branch, link, t32_imm10_imm10, lnk | interwork},  // BLX (imm)
     {0xFFFF0FFF, 0xEE070F95, isb},                                // MCR p15, 0, Rt, c7, c5, 4
 };
@@ -259,10 +273,11 @@ struct a32_space {  // cond == 0b1111, bits [27:20]
 };
 
 template <class Space, std::size_t N>
-constexpr std::size_t dispatch_size(const rule (&rules)[N], arch_version v) noexcept {
+constexpr std::size_t dispatch_size(const rule (&rules)[N], arch_version v,
+                                    bool m_profile = true) noexcept {
   std::size_t n = 0;
   for (unsigned k = 0; k < Space::keys; ++k)
-    for (const rule& r : rules) n += has_feature(v, r.needs) && Space::may_match(k, r);
+    for (const rule& r : rules) n += has_row(v, r.needs, m_profile) && Space::may_match(k, r);
   return n;
 }
 
@@ -273,12 +288,12 @@ struct dispatch_table {
   std::uint16_t start[Space::keys + 1]{};
 
   template <std::size_t N>
-  constexpr dispatch_table(const rule (&rules)[N], arch_version v) noexcept {
+  constexpr dispatch_table(const rule (&rules)[N], arch_version v, bool m_profile = false) noexcept {
     std::size_t n = 0;
     for (unsigned k = 0; k < Space::keys; ++k) {
       start[k] = static_cast<std::uint16_t>(n);
       for (const rule& r : rules)
-        if (has_feature(v, r.needs) && Space::may_match(k, r)) rows[n++] = r;
+        if (has_row(v, r.needs, m_profile) && Space::may_match(k, r)) rows[n++] = r;
     }
     start[Space::keys] = static_cast<std::uint16_t>(n);
   }
@@ -323,6 +338,9 @@ constexpr std::int64_t branch_offset(offset_format o, std::uint32_t w) noexcept 
       return sign_extend(s << 22 | i1 << 21 | i2 << 20 | field(w, 25, 16) << 10 |
                              field(w, 10, 1), 23) * 4 + 4;
     case t32_i_imm5: return (field(w, 25, 25) << 5 | field(w, 23, 19)) * 2 + 4;
+    case t32_loop_fwd: return (field(w, 10, 1) << 2 | field(w, 11, 11) << 1) + 4;
+    case t32_loop_back:
+      return 4 - static_cast<std::int64_t>(field(w, 10, 1) << 2 | field(w, 11, 11) << 1);
   }
   return 0;
 }
@@ -362,11 +380,15 @@ inline constexpr std::size_t t32_capacity = dispatch_size<t32_space>(t32_rules, 
 // instruction whose cond field is not 0b1110 or 0b1111; T32 B<c> (T1, T3) and CBZ/CBNZ. An
 // instruction in a T32 IT block is conditional too: the classifier has no state, so it reports
 // the IT instruction's firstcond:mask in it_block and the caller tracks the block.
+//
+// m_profile: T32 of an M-profile PE, where the Armv8.1-M low-overhead loop branches (WLS,
+// WLSTP, LE, LETP) exist; elsewhere their encodings are BLX (immediate) with H = 1, UNDEFINED.
 class classifier {
  public:
-  constexpr explicit classifier(arch_version v = arch_version::newest) noexcept
+  constexpr explicit classifier(arch_version v = arch_version::newest,
+                                bool m_profile = false) noexcept
       : version_(v), a64_(classify_detail::a64_rules, v), a32_(classify_detail::a32_rules, v),
-        t32_(classify_detail::t32_rules, v) {}
+        t32_(classify_detail::t32_rules, v, m_profile) {}
 
   constexpr arch_version version() const noexcept { return version_; }
 

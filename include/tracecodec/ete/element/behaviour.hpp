@@ -20,6 +20,7 @@ enum class p0_rule : std::uint8_t {
   from_exception_packet,  // Transaction Failure in place of an exception (Exception packet
                           // TYPE 0x18: D9.2.13.2 ExceptionPacket() then UpdateSpecDepth(1));
                           // not the one a Discard, Overflow or PE Reset adds (D9.2.4.1)
+  m_profile,              // ETMv4 Exception Return: P0 on an M-profile PE only (IHI0064 6.4)
 };
 
 struct element_behaviour {
@@ -66,6 +67,9 @@ inline constexpr element_behaviour element_behaviours[] = {
     {element_kind::transaction_commit,   p0_rule::never,                 false, false, false},
     {element_kind::transaction_failure,  p0_rule::from_exception_packet, false, false, false},
     {element_kind::instrumentation,      p0_rule::never,                 false, false, false},
+    // ETMv4 only (not in Table D9.2): execution, as the atoms and exceptions are.
+    {element_kind::exception_return,     p0_rule::m_profile,             false, false, false},
+    {element_kind::function_return,      p0_rule::always,                false, false, false},
 };
 
 constexpr const element_behaviour& behaviour_of(element_kind k) noexcept {
@@ -122,8 +126,8 @@ constexpr bool survives_transaction_failure(element_kind k) noexcept {
 }
 
 // Whether an element of kind `k` is P0 under TRCIDR0.COMMTRANS `commtrans`, where that
-// depends only on the kind and the configuration (not for p0_rule::from_exception_packet,
-// which depends on the packet: false here).
+// depends only on the kind and TRCIDR0.COMMTRANS (not for p0_rule::from_exception_packet,
+// which depends on the packet, nor p0_rule::m_profile, which depends on the PE: false here).
 constexpr bool p0_by_kind(element_kind k, bool commtrans) noexcept {
   const p0_rule r = behaviour_of(k).p0;
   return r == p0_rule::always || (r == p0_rule::unless_commtrans && !commtrans);

@@ -631,6 +631,14 @@ class compressor {
         return;
       }
       case K::trace_on: put(make(packet_kind::trace_on)); return;
+      case K::exception_return:  // ETMv4 only: an ETE encoder refuses the packet
+        put(make(packet_kind::exception_return));
+        if (e.p0) p0_emitted();
+        return;
+      case K::function_return:  // ETMv4 Armv8-M only
+        put(make(packet_kind::function_return));
+        p0_emitted();
+        return;
       case K::timestamp: {
         packet p = make(packet_kind::timestamp);
         p.timestamp = e.timestamp;

@@ -197,8 +197,15 @@ class element_decoder {
       if (unknown) e.flags = element_flag::unknown_address;
       emit(element_kind::target_address);
     };
+    // ETMv4: which of the context ID and VMID the packet carried (a trace unit's TRCCONFIGR
+    // as recorded does not always say: a57_single_step). ETE leaves them out: there the
+    // enables say it, and the element stays independent of how its packet was encoded.
     auto context_element = [&] {
       e.ctx = p.ctx;
+      if (cfg().etmv4())
+        e.flags = static_cast<std::uint8_t>(
+            (p.is(packet_flag::has_context_id) ? element_flag::has_context_id : 0) |
+            (p.is(packet_flag::has_vmid) ? element_flag::has_vmid : 0));
       emit(element_kind::context);
     };
     // The transaction has ended (D2.7.1 I_QMFVH), although D9.2.13.2 leaves T set.
@@ -321,6 +328,19 @@ class element_decoder {
         e.address = p.address;
         emit(element_kind::instrumentation);
         return;
+      case K::exception_return: {
+        // ETMv4 (IHI0064 6.4, Exception Return packet): the PE returned from an exception. A
+        // P0 element on an M-profile PE only; on the A profile the ERET that did it is the P0
+        // element (its atom), and this one is committed with the P0 element after it.
+        const bool p0 = cfg().profile == pe_profile::m;
+        emit(element_kind::exception_return, p0);
+        if (p0) update_depth(1, emit, e);
+        return;
+      }
+      case K::function_return:  // ETMv4.2+ Armv8-M (IHI0064 6.4): a P0 element
+        emit(element_kind::function_return, true);
+        update_depth(1, emit, e);
+        return;
       default: break;
     }
     // Exceptions (D9.2.13.2; D5.13: E=0b10 adds a Target Address element before the exception).
@@ -335,10 +355,14 @@ class element_decoder {
         e.exception_type = p.exception_type;
         e.address = unknown ? 0 : p.address;
         e.sub_isa = unknown ? isa::is0 : p.sub_isa;
-        if (unknown) e.flags = element_flag::unknown_address;
+        e.flags = static_cast<std::uint8_t>(
+            (unknown ? element_flag::unknown_address : 0) |
+            (p.exception_elements == 2 && cfg().etmv4() ? element_flag::return_is_target : 0));
         emit(element_kind::exception, true);
       };
-      if (p.exception_type == 0x18) {
+      // ETMv4 has no transactions: TYPE 0x18 is an exception like any other (M profile:
+      // DebugHalt, IHI0064 6.4.13).
+      if (p.exception_type == 0x18 && !cfg().etmv4()) {
         transaction_failure(true);  // TYPE 0x18 replaces the exception (D5.24)
       } else if (p.exception_type == 0x00 && p.exception_elements == 2 && t_) {
         transaction_failure(false);  // a PE Reset ends the transaction

@@ -31,7 +31,9 @@ namespace tracecodec::ete {
   K(transaction_start)                  \
   K(transaction_commit)                 \
   K(transaction_failure)                \
-  K(instrumentation)
+  K(instrumentation)                    \
+  K(exception_return)                   \
+  K(function_return)
 
 enum class element_kind : std::uint8_t {
 #define TRACECODEC_ETE_ELEMENT_ENUM(id) id,
@@ -40,7 +42,7 @@ enum class element_kind : std::uint8_t {
 };
 
 inline constexpr unsigned element_kind_count =
-    static_cast<unsigned>(element_kind::instrumentation) + 1;
+    static_cast<unsigned>(element_kind::function_return) + 1;
 
 constexpr const char* element_name(element_kind k) noexcept {
   constexpr const char* names[element_kind_count] = {
@@ -58,6 +60,11 @@ inline constexpr std::uint8_t has_cycles = 4;      // Timestamp element with a c
 inline constexpr std::uint8_t cc_enabled = 8;      // Trace Info: cycle counting enabled
 inline constexpr std::uint8_t in_transaction = 16; // Trace Info: PE in Transactional state
 inline constexpr std::uint8_t unknown_address = 32; // Exception/Target Address with UNKNOWN address
+// ETMv4 Context: the packet carried a context ID (C bit) / a VMID (V bit).
+inline constexpr std::uint8_t has_context_id = 64;
+inline constexpr std::uint8_t has_vmid = 128;
+// ETMv4 Exception: E = 0b10, its address is also the target of the P0 element before it.
+inline constexpr std::uint8_t return_is_target = 64;
 }  // namespace element_flag
 
 struct element {
@@ -75,7 +82,7 @@ struct element {
   isa sub_isa = isa::is0;
   bool taken = false;           // Atom (single, count 0): E (true) or N (false)
   bool p0 = false;              // a P0 element: counted by the speculation depth (D9.2)
-  std::uint8_t exception_type = 0;
+  std::uint16_t exception_type = 0;  // TYPE (D5.13); ETMv4 M-profile: 10 bits
   std::uint8_t number = 0;      // Event: ETEEvent number 0-3; Instrumentation: EL byte
   std::uint8_t flags = 0;       // element_flag bits
 

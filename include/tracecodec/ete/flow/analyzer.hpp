@@ -77,10 +77,10 @@ class flow_analyzer {
  public:
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
   constexpr explicit flow_analyzer(program_image& image, const flow_options& o = {}) noexcept
-      : image_(&image), classify_(o.arch) {}
+      : image_(&image), classify_(o.arch, cfg_.get().profile == pe_profile::m) {}
   constexpr flow_analyzer(const registers& r, program_image& image,
                           const flow_options& o = {}) noexcept
-      : cfg_(r), image_(&image), classify_(o.arch) {}
+      : cfg_(r), image_(&image), classify_(o.arch, r.profile == pe_profile::m) {}
 
   constexpr const config& cfg() const noexcept { return cfg_.get(); }
 
@@ -91,7 +91,10 @@ class flow_analyzer {
     awaiting_target_ = false;
     pending_ = false;
     q_pending_ = false;
+    passive_count_ = 0;
+    nacc_ = false;
     rs_size_ = 0;
+    ctx_known_ = 0;
     announce_ = why;
     started_ = false;
     ctx_ = context{};
@@ -125,6 +128,7 @@ class flow_analyzer {
     flush(out);
     sync_ = sync::none;
     awaiting_target_ = false;
+    nacc_ = false;
     flow_element f{};
     f.kind = flow_kind::no_sync;
     f.offset = offset;
@@ -137,7 +141,7 @@ class flow_analyzer {
   template <class Out>
   constexpr void end(std::uint64_t offset, Out& out) noexcept {
     if (q_pending_ && q_.kind == flow_kind::context) q_pending_ = false;
-    flush(out);
+    flush(out);  // what was held behind the dropped context goes out
     flow_element f{};
     f.kind = flow_kind::end_of_trace;
     f.offset = offset;
@@ -155,6 +159,21 @@ class flow_analyzer {
       mispredict();
       return;
     }
+    if (q_pending_ && q_.kind == flow_kind::context) {
+      // A held context stays held through its Target Address (it takes that address's
+      // instruction set, D9.2.14.8) and through the elements that are not execution, which
+      // wait behind it in order: a context that no execution follows is not passed on.
+      if (e.kind == element_kind::target_address) {
+        if (q_.offset == e.offset) q_.isa = set_for(e.sub_isa);
+        target(e);
+        return;
+      }
+      if (is_passive(e.kind) && passive_count_ < max_passive) {
+        auto keep = [this](const flow_element& f) { passive_[passive_count_++] = f; };
+        passive(e, keep);
+        return;
+      }
+    }
     if (q_pending_) {
       // A Q's range ends where the Target Address after it says; a context element takes
       // the instruction set of the address that comes with it (D9.2.14.8).
@@ -166,8 +185,13 @@ class flow_analyzer {
       }
       q_pending_ = false;
       out(q_);
+      release_passive(out);
     }
     flush(out);
+    if (is_passive(e.kind)) {
+      passive(e, out);
+      return;
+    }
     switch (e.kind) {
       case element_kind::atom: atoms(e, out); return;
       case element_kind::trace_info:  // D9.5.9 (the return stack restarts: see README)
@@ -178,6 +202,7 @@ class flow_analyzer {
         rs_size_ = 0;
         sync_ = sync::none;
         awaiting_target_ = false;
+        nacc_ = false;
         flow_element f = make(flow_kind::trace_on, e);
         f.reason = sync_reason::trace_on;
         out(f);
@@ -197,30 +222,6 @@ class flow_analyzer {
         out(f);
         return;
       }
-      case element_kind::timestamp: {
-        flow_element f = make(flow_kind::timestamp, e);
-        f.timestamp = e.timestamp;
-        if (e.is(element_flag::has_cycles)) {
-          f.flags = flow_flag::has_cycles;
-          f.count = e.cycles;
-        }
-        out(f);
-        return;
-      }
-      case element_kind::cycle_count: {
-        flow_element f = make(flow_kind::cycle_count, e);
-        f.count = e.cycles;
-        if (e.is(element_flag::cycles_unknown)) f.flags = flow_flag::cycles_unknown;
-        out(f);
-        return;
-      }
-      case element_kind::event: {
-        flow_element f = make(flow_kind::event, e);
-        f.number = e.number;
-        out(f);
-        return;
-      }
-      case element_kind::timestamp_marker: out(make(flow_kind::timestamp_marker, e)); return;
       case element_kind::instrumentation: {
         flow_element f = make(flow_kind::instrumentation, e);
         f.address = e.address;
@@ -228,6 +229,12 @@ class flow_analyzer {
         out(f);
         return;
       }
+      case element_kind::exception_return:  // ETMv4 (IHI0064 6.4): the PE left an exception
+        check_return_stack();
+        out(make(flow_kind::exception_return, e));
+        return;
+      case element_kind::function_return:  // ETMv4 Armv8-M: says nothing about the path taken
+        return;
       case element_kind::transaction_start: out(make(flow_kind::transaction_start, e)); return;
       case element_kind::transaction_commit: out(make(flow_kind::transaction_commit, e)); return;
       case element_kind::transaction_failure: out(make(flow_kind::transaction_failure, e)); return;
@@ -242,10 +249,13 @@ class flow_analyzer {
       q_pending_ = false;
       out(q_);
     }
+    release_passive(out);
     if (!pending_) return;
     pending_ = false;
     out(held_);
-    if (held_.last_subtype == arm::instruction_subtype::eret && held_.taken) {
+    // ETE: an ERET's return is implied by its range (D9.5.12). ETMv4 traces it as an
+    // Exception Return element of its own (exception_return below).
+    if (held_.last_subtype == arm::instruction_subtype::eret && held_.taken && !cfg().etmv4()) {
       flow_element r{};
       r.kind = flow_kind::exception_return;
       r.offset = held_.offset;
@@ -255,6 +265,43 @@ class flow_analyzer {
 
  private:
   enum class sync : std::uint8_t { none, address, context, full };  // D9.5 sync states
+
+  // Elements that are not execution and change no analysis state: they may wait behind a
+  // held context.
+  static constexpr bool is_passive(element_kind k) noexcept {
+    return k == element_kind::timestamp || k == element_kind::cycle_count ||
+           k == element_kind::event || k == element_kind::timestamp_marker;
+  }
+  template <class Out>
+  constexpr void passive(const element& e, Out& out) noexcept {
+    flow_element f = make(flow_kind::timestamp_marker, e);
+    switch (e.kind) {
+      case element_kind::timestamp:
+        f.kind = flow_kind::timestamp;
+        f.timestamp = e.timestamp;
+        if (e.is(element_flag::has_cycles)) {
+          f.flags = flow_flag::has_cycles;
+          f.count = e.cycles;
+        }
+        break;
+      case element_kind::cycle_count:
+        f.kind = flow_kind::cycle_count;
+        f.count = e.cycles;
+        if (e.is(element_flag::cycles_unknown)) f.flags = flow_flag::cycles_unknown;
+        break;
+      case element_kind::event:
+        f.kind = flow_kind::event;
+        f.number = e.number;
+        break;
+      default: break;
+    }
+    out(f);
+  }
+  template <class Out>
+  constexpr void release_passive(Out& out) noexcept {
+    for (unsigned i = 0; i < passive_count_; ++i) out(passive_[i]);
+    passive_count_ = 0;
+  }
 
   static constexpr flow_element make(flow_kind k, const element& e) noexcept {
     flow_element f{};
@@ -277,6 +324,7 @@ class flow_analyzer {
 
   // D9.5.8
   constexpr void target(const element& e) noexcept {
+    nacc_ = false;
     set_ = set_for(e.sub_isa);
     addr_ = mask(e.address);
     awaiting_target_ = false;
@@ -289,6 +337,8 @@ class flow_analyzer {
   constexpr void context_element(const element& e, Out& out) noexcept {
     const bool was_sf = ctx_.sf;
     ctx_ = e.ctx;
+    if (e.is(element_flag::has_context_id)) ctx_known_ |= flow_flag::context_id_known;
+    if (e.is(element_flag::has_vmid)) ctx_known_ |= flow_flag::vmid_known;
     space_ = memory_space::of(ctx_.el, ctx_.ns, ctx_.nse);
     addr_mask_ = ctx_.sf ? ~std::uint64_t{0} : 0xffffffffu;
     if (was_sf != ctx_.sf) set_ = ctx_.sf ? arm::instruction_set::a64 : arm::instruction_set::a32;
@@ -297,6 +347,7 @@ class flow_analyzer {
     q_ = make(flow_kind::context, e);
     q_.ctx = ctx_;
     q_.isa = set_;
+    q_.flags = ctx_known_;
     q_pending_ = true;  // its instruction set may come with the address that follows
     (void)out;
   }
@@ -472,6 +523,8 @@ class flow_analyzer {
     out(f);
     sync_ = sync::context;  // wait for the next address (D9.5.4.1)
     awaiting_target_ = false;
+    nacc_ = true;
+    nacc_at_ = at;
   }
 
   template <class Out>
@@ -699,12 +752,22 @@ class flow_analyzer {
   template <class Out>
   constexpr void exception(const element& e, Out& out) noexcept {
     check_return_stack();
-    if (!e.is(element_flag::unknown_address)) {
+    // ETMv4 on an M-profile PE: return address 0xFFFFFFFE is a tail-chained exception, taken
+    // on the way out of the one before; no instruction ran between them (IHI0064 6.4.13).
+    const bool tail_chain = cfg().etmv4() && cfg().profile == pe_profile::m &&
+                            !e.is(element_flag::unknown_address) && e.address == 0xfffffffeu;
+    if (!e.is(element_flag::unknown_address) && !tail_chain) {
       const std::uint64_t per = mask(e.address);
       if (sync_ == sync::full) {
         if (addr_ < per) walk_to(per, e.offset, out);
         addr_ = per;
       } else if (sync_ == sync::context) {
+        // Execution stopped being followed where the memory was not accessible: the path
+        // from there up to a later preferred return address is not known either, and the
+        // element says so again, for the exception (as OpenCSD reports it; a return address
+        // below it is no walk, as in walk_to()).
+        if (nacc_ && per > nacc_at_) not_accessible(nacc_at_, e.offset, out);
+        nacc_ = false;
         // Waiting for an address (an indirect branch's target): the preferred return address
         // is where execution was.
         addr_ = per;
@@ -715,7 +778,9 @@ class flow_analyzer {
     flow_element f = make(flow_kind::exception, e);
     f.address = mask(e.address);
     f.number = e.exception_type;
-    if (e.is(element_flag::unknown_address)) f.flags = flow_flag::unknown_address;
+    f.flags = static_cast<std::uint8_t>(
+        (e.is(element_flag::unknown_address) ? flow_flag::unknown_address : 0) |
+        (e.is(element_flag::return_is_target) ? flow_flag::return_is_target : 0));
     out(f);
   }
 
@@ -800,11 +865,19 @@ class flow_analyzer {
   bool awaiting_target_ = false;
   bool pending_ = false;    // held_ is an instruction range not yet passed on
   bool q_pending_ = false;  // q_ (a range without path or a context) not yet passed on
+  // Elements that are not execution, held behind a held context (in order).
+  static constexpr unsigned max_passive = 8;
+  flow_element passive_[max_passive]{};
+  unsigned passive_count_ = 0;
   bool started_ = false;
   sync_reason announce_ = sync_reason::start;
   arm::instruction_set set_ = arm::instruction_set::a64;
   std::uint64_t addr_ = 0;
   context ctx_{};
+  std::uint8_t ctx_known_ = 0;  // flow_flag::context_id_known, vmid_known
+  // The last walk stopped at nacc_at_, memory not accessible, and no address came since.
+  bool nacc_ = false;
+  std::uint64_t nacc_at_ = 0;
   std::uint8_t space_ = memory_space::el1s;   // memory_space::of(ctx_)
   std::uint64_t addr_mask_ = 0xffffffffu;     // ctx_.sf ? all ones : 32 bits
   flow_element held_{};

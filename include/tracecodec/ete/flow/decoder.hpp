@@ -77,8 +77,11 @@ class flow_decoder {
   constexpr auto error_sink(OnFlow& on_flow, OnError& on_error) noexcept {
     return [this, &on_flow, &on_error](const diagnostic& d) {
       on_error(d);
+      // The no_sync element goes after the bytes in error (at least the header byte that
+      // could not be decoded): where the unsynchronized stretch begins (OpenCSD puts its
+      // NO_SYNC there too, at the next byte).
       if (d.code != error_code::unsynchronized && d.code != error_code::resolution_overflow)
-        flow_.lost_sync(d.offset, on_flow);
+        flow_.lost_sync(d.offset + (d.length ? d.length : 1), on_flow);
     };
   }
 

@@ -71,6 +71,13 @@ inline constexpr std::uint8_t cycles_unknown = 1;   // cycle_count: the count is
 inline constexpr std::uint8_t count_unknown = 2;    // range_without_path: Q without a count
 inline constexpr std::uint8_t has_cycles = 4;       // timestamp: carries a cycle count
 inline constexpr std::uint8_t unknown_address = 8;  // exception: no preferred return address
+// context: a context ID / a VMID has been traced (a Context element with the C / V bit since
+// the session began): the value in ctx is the PE's, not a default.
+inline constexpr std::uint8_t context_id_known = 16;
+inline constexpr std::uint8_t vmid_known = 32;
+// exception: the preferred return address is also the target of the P0 element before it
+// (E = 0b10, D5.13).
+inline constexpr std::uint8_t return_is_target = 64;
 }  // namespace flow_flag
 
 struct flow_element {
@@ -90,7 +97,8 @@ struct flow_element {
   std::uint8_t last_size = 4;  // range: bytes of the last instruction
   bool taken = false;          // range: the last instruction was taken (E) or not (N)
   bool conditional = false;    // range: the last instruction is conditional
-  std::uint8_t number = 0;     // exception: TYPE (D5.13); event: 0-3; instrumentation: EL byte
+  std::uint16_t number = 0;    // exception: TYPE (D5.13; ETMv4 M profile: 10 bits); event:
+                               // 0-3; instrumentation: EL byte
   sync_reason reason = sync_reason::start;  // no_sync, trace_on
   std::uint8_t space = 0;      // address_not_accessible: the memory_space bits looked in
   std::uint8_t flags = 0;      // flow_flag bits

@@ -24,10 +24,35 @@
 #include <string>
 
 #include "../../ete/flow/element.hpp"
+#include "../../ete/flow/image.hpp"
 #include "../../ete/packet/config.hpp"
 #include "format.hpp"
 
 namespace tracecodec::ete {
+
+// The name of exception TYPE `type` under configuration `c`: ETE's names (D5.13), or ETMv4's
+// for the A profile (TYPE 0-15) and the M profile (TYPE 0-31 and IRQ<n> at 0x208-0x3EF, IHI0064
+// 6.4.13), as OpenCSD 1.8.0 names them in its packet listing.
+inline std::string exception_name(unsigned type, const config& c) {
+  if (!c.etmv4()) return exception_type_name(type);
+  if (c.profile == pe_profile::m) {
+    constexpr const char* m[32] = {
+        "Reserved",    "PE Reset",    "NMI",          "HardFault", "MemManage",   "BusFault",
+        "UsageFault",  "Reserved",    "Reserved",     "Reserved",  "Reserved",    "SVC",
+        "DebugMonitor", "Reserved",   "PendSV",       "SysTick",   "IRQ0",        "IRQ1",
+        "IRQ2",        "IRQ3",        "IRQ4",         "IRQ5",      "IRQ6",        "IRQ7",
+        "DebugHalt",   "LazyFP Push", "Lockup",       "Reserved",  "Reserved",    "Reserved",
+        "Reserved",    "Reserved"};
+    if (type < 32) return m[type];
+    if (type >= 0x208 && type <= 0x3ef) return "IRQ" + std::to_string(type - 0x200);
+    return "Reserved";
+  }
+  constexpr const char* a[16] = {"PE Reset",  "Debug Halt", "Call",       "Trap",
+                                 "System Error", "Reserved", "Inst Debug", "Data Debug",
+                                 "Reserved",  "Reserved",   "Alignment",  "Inst Fault",
+                                 "Data Fault", "Reserved",  "IRQ",        "FIQ"};
+  return type < 16 ? a[type] : "Reserved";
+}
 
 namespace format_detail {
 
@@ -40,7 +65,7 @@ inline const char* type_name(arm::instruction_type t) {
 }
 
 template <class V>
-void visit_fields(const flow_element& f, V& v) {
+void visit_fields(const flow_element& f, V& v, const config& c) {
   using K = flow_kind;
   switch (f.kind) {
     case K::instruction_range:
@@ -65,7 +90,7 @@ void visit_fields(const flow_element& f, V& v) {
       break;
     case K::exception:
       v.field("exception_type", f.number);
-      v.field("exception_name", exception_type_name(f.number));
+      v.field("exception_name", exception_name(f.number, c));
       if (f.is(flow_flag::unknown_address))
         v.field("return_address", nullptr);
       else
@@ -101,18 +126,42 @@ inline void append_hex_plain(std::string& s, std::uint64_t v) { append_hex(s, v,
 
 }  // namespace format_detail
 
-inline std::string format_json(const flow_element& f, std::size_t session, int trace_id = -1) {
+// `c`: the configuration the trace was decoded with (it names the exceptions: ETE or ETMv4,
+// A or M profile); ETE's by default. trace_id >= 0: a source of a formatted buffer ("id").
+inline std::string format_json(const flow_element& f, std::size_t session, const config& c = {},
+                               int trace_id = -1) {
   using namespace format_detail;
   std::string s = json_head(session, f.offset, trace_id);
   s += ",\"element\":";
   json_value(s, flow_name(f.kind));
-  return json_form(std::move(s), [&f](auto& v) { visit_fields(f, v); });
+  return json_form(std::move(s), [&f, &c](auto& v) { visit_fields(f, v, c); });
 }
 
 // "Idx:<offset>; <element>: key=value ..."
-inline std::string format_text(const flow_element& f, int trace_id = -1) {
+inline std::string format_text(const flow_element& f, const config& c = {}, int trace_id = -1) {
   using namespace format_detail;
-  return text_form(text_head(f.offset, trace_id) + flow_name(f.kind), [&f](auto& v) { visit_fields(f, v); });
+  return text_form(text_head(f.offset, trace_id) + flow_name(f.kind),
+                   [&f, &c](auto& v) { visit_fields(f, v, c); });
+}
+
+// OpenCSD's name of a memory space (its ocsd_mem_space_acc_t), as ADDR_NACC prints it.
+inline const char* opencsd_space_name(std::uint8_t space) noexcept {
+  namespace ms = memory_space;
+  switch (space) {
+    case ms::el1s: return "EL1S";
+    case ms::el1n: return "EL1N";
+    case ms::el2n: return "EL2N";
+    case ms::el3: return "EL3";
+    case ms::el2s: return "EL2S";
+    case ms::el1r: return "EL1R";
+    case ms::el2r: return "EL2R";
+    case ms::root: return "Root";
+    case ms::secure: return "Any S";
+    case ms::non_secure: return "Any NS";
+    case ms::realm: return "Any R";
+    case ms::any: return "Any";
+    default: return "";
+  }
 }
 
 // The line OpenCSD 1.8.0's trc_pkt_lister -decode prints for the element (its generic trace
@@ -181,6 +230,7 @@ inline std::string format_opencsd(const flow_element& f, const opencsd_style& st
       if (!f.is(flow_flag::unknown_address)) {
         s += "pref ret addr:";
         append_hex_plain(s, f.address);
+        if (f.is(flow_flag::return_is_target)) s += " [addr also prev br tgt]";
         s += "; ";
       }
       s += "excep num (";
@@ -195,12 +245,14 @@ inline std::string format_opencsd(const flow_element& f, const opencsd_style& st
       append_decimal(s, f.ctx.el);
       s += f.ctx.nse ? (f.ctx.ns ? "Realm" : "Root") : (f.ctx.ns ? "N" : "S");
       s += f.ctx.sf ? "; 64-bit; " : "; 32-bit; ";
-      if (style.vmid) {
+      // Shown when enabled, or once traced (OpenCSD shows what the packets carried: the
+      // snapshots' TRCCONFIGR does not always say what the trace holds).
+      if (style.vmid || f.is(flow_flag::vmid_known)) {
         s += "VMID=";
         append_hex_plain(s, f.ctx.vmid);
         s += "; ";
       }
-      if (style.cid) {
+      if (style.cid || f.is(flow_flag::context_id_known)) {
         s += "CTXTID=";
         append_hex_plain(s, f.ctx.context_id);
         s += "; ";
@@ -211,11 +263,13 @@ inline std::string format_opencsd(const flow_element& f, const opencsd_style& st
     case K::address_not_accessible:
       s += "OCSD_GEN_TRC_ELEM_ADDR_NACC( 0x";
       {
-        char b[24];
-        std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(f.address));
+        char b[64];
+        std::snprintf(b, sizeof b, "%llx; Memspace [0x%x:", static_cast<unsigned long long>(f.address),
+                      static_cast<unsigned>(f.space));
         s += b;
       }
-      s += "; )";
+      s += opencsd_space_name(f.space);
+      s += "] )";
       break;
     case K::trace_on:
       s += f.reason == sync_reason::overflow ? "OCSD_GEN_TRC_ELEM_TRACE_ON( [overflow])"

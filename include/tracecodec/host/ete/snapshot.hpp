@@ -77,6 +77,10 @@ struct load_options {
   // Read the core's memory dumps (loaded::dumps, loaded::regions); tools that need no
   // program image may skip them.
   bool read_memory = true;
+  // With read_memory: a [dumpN] whose file does not exist is left out (named in
+  // loaded::missing_dumps) instead of failing every dump, as OpenCSD's snapshot reader does
+  // (it reports the file and maps the others: juno-uname-001 names two files it lacks).
+  bool skip_missing_dumps = false;
 };
 
 // One [dumpN] section of the core's device file: `data` is the file's bytes from `offset`,
@@ -110,13 +114,16 @@ struct loaded {
   // trace buffers are still good for packet and element decoding (the corpus's event_test
   // names dump files it does not ship, and OpenCSD also decodes it, without memory).
   std::string memory_error;
+  // With load_options::skip_missing_dumps: the dump files that do not exist, left out.
+  std::vector<std::string> missing_dumps;
 
   loaded() = default;
   loaded(loaded&&) noexcept = default;
   loaded& operator=(loaded&&) noexcept = default;
   loaded(const loaded& o)
       : buffers(o.buffers), core_name(o.core_name), core_type(o.core_type), arch(o.arch),
-        dumps(o.dumps), error(o.error), memory_error(o.memory_error) {
+        dumps(o.dumps), error(o.error), memory_error(o.memory_error),
+        missing_dumps(o.missing_dumps) {
     point_regions();
   }
   loaded& operator=(const loaded& o) {
@@ -570,7 +577,8 @@ inline std::string read_file_range(const std::string& path, std::uint64_t offset
 // The core device's [dumpN] sections (any section whose name starts with "dump", as
 // OpenCSD's parser takes them), each read from its file. Returns "" or an error message.
 inline std::string read_dumps(const device& core, const std::string& dir,
-                              std::vector<memory_dump>& dumps) {
+                              std::vector<memory_dump>& dumps,
+                              std::vector<std::string>* missing = nullptr) {
   for (const ini_section& sec : core.ini) {
     if (sec.name.size() < 4 || !iequals(std::string_view(sec.name).substr(0, 4), "dump")) continue;
     const std::string where = core.file + " [" + sec.name + "]";
@@ -601,6 +609,11 @@ inline std::string read_dumps(const device& core, const std::string& dir,
                "' (EL1S, EL1N, EL1R, EL2, EL2N, EL2S, EL2R, EL3, ROOT, S, N, R, ANY, H, P, NP, SP)";
     }
     d.path = join_path(dir, d.file);
+    std::error_code ec;
+    if (missing != nullptr && !std::filesystem::exists(d.path, ec)) {
+      missing->push_back(d.path);
+      continue;
+    }
     if (std::string why = read_file_range(d.path, d.offset, length == nullptr, len, d.data); !why.empty())
       return "cannot read memory dump " + d.path + " (" + where + "): " + why;
     if (!d.data.empty() && d.data.size() - 1 > UINT64_MAX - d.address)
@@ -767,7 +780,9 @@ inline loaded load(const std::string& dir, const load_options& opt = {}) {
     result.core_type = core->type;
     result.arch = arch_for_core(core->type);
     if (opt.read_memory) {
-      if (std::string why = read_dumps(*core, dir, result.dumps); !why.empty()) {
+      if (std::string why = read_dumps(*core, dir, result.dumps,
+                                           opt.skip_missing_dumps ? &result.missing_dumps : nullptr);
+          !why.empty()) {
         result.dumps.clear();
         result.memory_error = std::move(why);
       }
