@@ -45,7 +45,8 @@ inline constexpr unsigned fixed_count = 4;  // compile time grows with every fix
 
 // Register values from 12 input bytes, shaped so that most are valid: every field that
 // changes parsing takes any of its legal values, and the TRCCONFIGR enables stay within what
-// the ID registers implement (a few raw bits make some invalid on purpose).
+// the ID registers implement (a few raw bits make some invalid on purpose). Byte 9 bit 2
+// makes it an ETMv4 unit (bits 5:3 the minor version, bit 6 an M-profile PE).
 inline registers structured_registers(const std::uint8_t* b) {
   registers r{};
   const std::uint32_t tss[3] = {0, 0b00110, 0b01000};
@@ -71,6 +72,17 @@ inline registers structured_registers(const std::uint8_t* b) {
       break;
   }
   r.trcdevarch = 0x47705a13u | (static_cast<std::uint32_t>(b[9] & 3u) << 16);
+  r.trcidr1 = 0x4100fff0u;
+  if (b[9] & 4u) {  // ETMv4.0-4.6 (version from TRCIDR1), A- or M-profile
+    const std::uint32_t minor = ((b[9] >> 3) & 7u) % 7u;
+    r.proto = protocol::etmv4;
+    r.profile = (b[9] & 0x40u) ? pe_profile::m : pe_profile::a;
+    r.trcdevarch = 0;
+    r.trcidr1 = 0x4100f400u | (minor << 4);
+    if (minor == 0 && (r.trcidr2 & (0x1fu << 10)))  // 16/32-bit VMIDs need ETMv4.1
+      r.trcidr2 = (r.trcidr2 & ~(0x1fu << 10)) | (0b00001u << 10);
+    if (r.profile == pe_profile::m) r.trcidr2 = (r.trcidr2 & ~0x1fu) | 0b00100u;  // 32-bit addresses
+  }
   const config c = config::from(r);
   const std::uint8_t e = b[10];
   r.trcconfigr = ((e >> 7) & 1u) | ((c.trcbb && (e & 1u)) ? 1u << 3 : 0u) |
@@ -81,7 +93,6 @@ inline registers structured_registers(const std::uint8_t* b) {
                  (c.qsupp ? static_cast<std::uint32_t>(b[11] & 3u) << 13 : 0u) |
                  (((e >> 6) & 1u) << 15);
   if ((b[11] & 0xf0u) == 0xf0u) r.trcconfigr ^= 1u << (b[11] & 0xfu);  // sometimes invalid
-  r.trcidr1 = 0x4100fff0u;
   return r;
 }
 

@@ -369,6 +369,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const config_choice c = choose_config(data, size);
   if (c.consumed == 0) return 0;
   if (validate(c.regs) != error_code::ok) return 0;  // not an ETE unit: nothing to compare
+  // The difference classes below are ETE's against OpenCSD's ETMv4 reading; ETMv4 units are
+  // compared with OpenCSD's listings of real trace instead (tests/etmv4).
+  if (c.regs.proto == protocol::etmv4) return 0;
   std::vector<std::uint8_t> d(data + c.consumed, data + size);
   static const std::uint8_t async[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80};
   if (d.size() < 12 || !std::equal(async, async + 12, d.begin()))

@@ -240,9 +240,11 @@ int main(int argc, char** argv) {
       add_trace(name + "-rt", bytes{static_cast<std::uint8_t>(sel_runtime_preset + i)}, t);
     }
   }
-  for (unsigned k = 0; k < 4; ++k) {  // structured run-time configurations
+  for (unsigned k = 0; k < 8; ++k) {  // structured run-time configurations; ETMv4 from k = 4
     bytes prefix{sel_structured};
     for (int j = 0; j < 12; ++j) prefix.push_back(static_cast<std::uint8_t>(rng()));
+    if (k >= 4) prefix[10] = static_cast<std::uint8_t>(prefix[10] | 4u);
+    else prefix[10] = static_cast<std::uint8_t>(prefix[10] & ~4u);
     const registers regs = structured_registers(prefix.data() + 1);
     if (validate(regs) != error_code::ok) continue;
     add_trace("encoder-structured-" + std::to_string(k), prefix, encoder_trace(regs, rng, 300));

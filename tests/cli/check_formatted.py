@@ -8,7 +8,8 @@ listings and the capture file, not against our own output:
   - each packet's "offset" is where its first byte is in the capture file (an even frame
     byte holds the data byte without bit 0, which the auxiliary byte carries);
   - "id" is on every packet and error record; the text form shows "ID:<hex>;";
-  - --id ID prints exactly that ID's records; usage errors for a bad or absent --id.
+  - --id ID prints exactly that ID's records; usage errors for a bad or absent --id;
+  - --flow --opencsd gives OpenCSD's element lines per trace ID (without Idx when formatted).
 
 usage: check_formatted.py ETE_DUMP   (corpus: $TRACECODEC_ETMV4_DIR)"""
 import json
@@ -123,6 +124,33 @@ recs = [json.loads(l) for l in out.splitlines()]
 check(rc == 0 and sum("packet" in r for r in recs) > 25000 and
       all("id" in r for r in recs if "packet" in r or "error" in r),
       "a55-test-tpiu (DSTREAM): exit 0, every packet tagged (%d packets)" % sum("packet" in r for r in recs))
+
+# --flow --opencsd: OpenCSD's element lines of expected/<name>.decode.txt, per trace ID in
+# order (tests/etmv4/test_flow.cpp checks the library on every ID, Idx included). Raw buffers:
+# the lines whole. Formatted ones: without "Idx:" (ours is the packet's offset in the capture,
+# OpenCSD's counts from the frame or ID byte that began the run: README, Limitations).
+ELEMENT = re.compile(r"(Idx:[0-9?]+; )(ID:[0-9a-f]+; OCSD_GEN_TRC_ELEM_.*)$")
+
+
+def element_lines(text, with_idx):
+    per_id = {}
+    for line in text.splitlines():
+        m = ELEMENT.search(line)
+        if m:
+            tid = m.group(2).split(";")[0]
+            per_id.setdefault(tid, []).append((m.group(1) if with_idx else "") + m.group(2))
+    return per_id
+
+
+for name, raw in (("armv8_1m_branches", True), ("init-short-addr", True), ("a57_single_step", False),
+                  ("juno_r1_1", False), ("juno-uname-001", False)):
+    rc, out, err = run(["--snapshot", os.path.join(corpus, "snapshots", name), "--flow", "--opencsd"])
+    with open(os.path.join(corpus, "expected", name + ".decode.txt")) as f:
+        want = element_lines(f.read(), raw)
+    got = element_lines(out, raw)
+    check(rc == 0 and got == want and want,
+          "%s --flow --opencsd: element lines per ID equal OpenCSD's (%s)" %
+          (name, ", ".join("%s %d/%d" % (k, len(got.get(k, [])), len(v)) for k, v in sorted(want.items()))))
 
 snap = os.path.join(corpus, "snapshots", "juno_r1_1")
 rc, out, err = run(["--snapshot", snap, "--id", "0x7"])

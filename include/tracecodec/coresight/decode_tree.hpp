@@ -155,7 +155,13 @@ class decode_tree {
     std::size_t current_size = 0;
 
     std::uint64_t input_offset(std::uint64_t at) const noexcept {
-      if (at >= delivered + current_size || frames == 0) return unknown_offset;
+      if (frames == 0) return unknown_offset;
+      // The end of the stream (where an end-of-trace element sits): after its last byte.
+      if (at == delivered + current_size && at != 0) {
+        const std::uint64_t last = input_offset(at - 1);
+        return last == unknown_offset ? last : last + 1;
+      }
+      if (at > delivered + current_size) return unknown_offset;
       const std::uint64_t held = frames < HistoryFrames ? frames : HistoryFrames;
       // Binary search for the newest entry with stream_pos <= at, among the held ones.
       std::uint64_t lo = frames - held, hi = frames;  // entries [lo, hi)

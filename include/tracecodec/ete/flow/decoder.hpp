@@ -54,7 +54,9 @@ class flow_decoder {
   }
   template <class OnFlow, class OnError>
   constexpr void decode_end(OnFlow&& on_flow, OnError&& on_error) noexcept {
-    flow_.begin(consumed_, on_flow);
+    // A session that got no byte (a source with no trace in its buffer) is only its end, as
+    // OpenCSD reports it.
+    if (consumed_ != 0) flow_.begin(consumed_, on_flow);
     reader_.decode_end(element_sink(on_flow), error_sink(on_flow, on_error));
     flow_.end(reader_.last_packet_offset(), on_flow);
   }

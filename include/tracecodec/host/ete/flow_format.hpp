@@ -183,7 +183,8 @@ inline std::string format_opencsd(const flow_element& f, const opencsd_style& st
   using namespace format_detail;
   using K = flow_kind;
   std::string s = "Idx:";
-  append_decimal(s, f.offset);
+  if (f.offset == offset_not_known) s += '?';  // a decode tree's source with no byte
+  else append_decimal(s, f.offset);
   s += "; ID:";
   {
     char b[8];
