@@ -383,7 +383,9 @@ TEST_CASE("decode tree: formatted ETMv4 captures give each ID the packets of Ope
         },
         [](const cs::diagnostic&) {});
     CHECK(tree->unrouted_bytes() == 0);
-    for (const auto& [id, data] : listed) {
+    for (const auto& entry : listed) {  // not a structured binding: clang 14 cannot capture one
+      const int id = entry.first;
+      const bytes& data = entry.second;
       CAPTURE(id);
       REQUIRE(regs.count(id));
       std::vector<ete::packet> want;
