@@ -520,59 +520,51 @@ void opencsd_deformat(benchmark::State& state, const formatted_capture* c) {
 }
 #endif
 
+// Registers benchmark `what`/<corpus name> of fn over corpus c, timed in milliseconds.
+template <class Corpus>
+benchmark::internal::Benchmark* register_on(const char* what, void (*fn)(benchmark::State&, const Corpus*),
+                                            const Corpus& c) {
+  return benchmark::RegisterBenchmark((std::string(what) + "/" + c.name).c_str(), fn, &c)
+      ->Unit(benchmark::kMillisecond);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   static const std::vector<corpus> corpora = load_corpora();
   for (const corpus& c : corpora) {
-    auto reg = [&](const char* what, void (*fn)(benchmark::State&, const corpus*)) {
-      return benchmark::RegisterBenchmark((std::string(what) + "/" + c.name).c_str(), fn, &c)
-          ->Unit(benchmark::kMillisecond);
-    };
-    reg("BM_ete_decode", ete_decode);
+    register_on("BM_ete_decode", ete_decode, c);
 #ifdef TRACECODEC_HAVE_OPENCSD
-    reg("BM_opencsd_decode", opencsd_decode);
+    register_on("BM_opencsd_decode", opencsd_decode, c);
 #endif
-    reg("BM_ete_elements", ete_elements);
-    reg("BM_ete_atom_elements", ete_atom_elements);
-    reg("BM_ete_encode", ete_encode)->UseManualTime();
-    reg("BM_ete_encode_each", ete_encode_each)->UseManualTime();
-    reg("BM_ete_encode_streamed", ete_encode_streamed);
-    reg("BM_ete_compress", ete_compress);
-    reg("BM_packet_read", packet_read);
+    register_on("BM_ete_elements", ete_elements, c);
+    register_on("BM_ete_atom_elements", ete_atom_elements, c);
+    register_on("BM_ete_encode", ete_encode, c)->UseManualTime();
+    register_on("BM_ete_encode_each", ete_encode_each, c)->UseManualTime();
+    register_on("BM_ete_encode_streamed", ete_encode_streamed, c);
+    register_on("BM_ete_compress", ete_compress, c);
+    register_on("BM_packet_read", packet_read, c);
   }
-  // ETMv4: packet decode only (elements and flow take ETE configurations so far).
+  // ETMv4: packet decode, side by side with OpenCSD (issue 17).
   static const std::vector<corpus> etmv4 = load_etmv4_corpora();
   for (const corpus& c : etmv4) {
-    auto reg = [&](const char* what, void (*fn)(benchmark::State&, const corpus*)) {
-      return benchmark::RegisterBenchmark((std::string(what) + "/" + c.name).c_str(), fn, &c)
-          ->Unit(benchmark::kMillisecond);
-    };
-    reg("BM_ete_decode", ete_decode);
+    register_on("BM_ete_decode", ete_decode, c);
 #ifdef TRACECODEC_HAVE_OPENCSD
-    reg("BM_opencsd_decode", opencsd_decode);
+    register_on("BM_opencsd_decode", opencsd_decode, c);
 #endif
   }
   for (const flow_corpus& c : flow_corpora()) {
-    auto reg = [&](const char* what, void (*fn)(benchmark::State&, const flow_corpus*)) {
-      return benchmark::RegisterBenchmark((std::string(what) + "/" + c.name).c_str(), fn, &c)
-          ->Unit(benchmark::kMillisecond);
-    };
-    reg("BM_ete_flow", ete_flow);
+    register_on("BM_ete_flow", ete_flow, c);
 #ifdef TRACECODEC_HAVE_OPENCSD
-    reg("BM_opencsd_flow", opencsd_flow);
+    register_on("BM_opencsd_flow", opencsd_flow, c);
 #endif
   }
   for (const formatted_capture& c : formatted_captures()) {
-    auto reg = [&](const char* what, void (*fn)(benchmark::State&, const formatted_capture*)) {
-      return benchmark::RegisterBenchmark((std::string(what) + "/" + c.name).c_str(), fn, &c)
-          ->Unit(benchmark::kMillisecond);
-    };
-    reg("BM_coresight_deformat", coresight_deformat);
-    reg("BM_coresight_deformat_called", coresight_deformat_called);
-    reg("BM_coresight_deformat_runs", coresight_deformat_runs);
+    register_on("BM_coresight_deformat", coresight_deformat, c);
+    register_on("BM_coresight_deformat_called", coresight_deformat_called, c);
+    register_on("BM_coresight_deformat_runs", coresight_deformat_runs, c);
 #ifdef TRACECODEC_HAVE_OPENCSD
-    reg("BM_opencsd_deformat", opencsd_deformat);
+    register_on("BM_opencsd_deformat", opencsd_deformat, c);
 #endif
   }
   benchmark::Initialize(&argc, argv);

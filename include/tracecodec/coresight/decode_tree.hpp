@@ -230,39 +230,30 @@ class decode_tree {
 
     void operator()(const data_batch& b) noexcept { tree->route(b, *this); }
     void operator()(const diagnostic& d) noexcept {
-      if (d.code == error_code::barrier) {
-        on_frame_error(d);
-        tree->end_sessions(*this, true);  // the data after it starts new sessions
-        return;
-      }
       on_frame_error(d);
+      if (d.code == error_code::barrier) tree->end_sessions(*this, true);  // new sessions after it
     }
   };
 
-  template <class Sinks>
-  struct item_sink {
+  // A decoder's callback for one source: each item (or, for Errors, diagnostic), its offset
+  // made an input offset, goes to the user's on_item (on_error) with its origin.
+  template <class Sinks, bool Errors>
+  struct source_sink {
     const decode_tree* tree;
     const source* src;
     Sinks* s;
-    template <class Item>
-    void operator()(const Item& x) const noexcept {
-      Item y = x;
+    template <class T>
+    void operator()(const T& x) const noexcept {
+      T y = x;
       const item_origin o = tree->origin(*src, y);
-      s->on_item(o, static_cast<const Item&>(y));
+      if constexpr (Errors) s->on_error(o, static_cast<const T&>(y));
+      else s->on_item(o, static_cast<const T&>(y));
     }
   };
   template <class Sinks>
-  struct error_sink {
-    const decode_tree* tree;
-    const source* src;
-    Sinks* s;
-    template <class Diagnostic>
-    void operator()(const Diagnostic& d) const noexcept {
-      Diagnostic y = d;
-      const item_origin o = tree->origin(*src, y);
-      s->on_error(o, static_cast<const Diagnostic&>(y));
-    }
-  };
+  using item_sink = source_sink<Sinks, false>;
+  template <class Sinks>
+  using error_sink = source_sink<Sinks, true>;
 
   // Rewrites x.offset (its decoder's session offset) to the input offset; returns the origin.
   template <class T>
