@@ -319,6 +319,7 @@ inline bool known_decoder_error(error_code e) {
     case error_code::truncated_packet:
     case error_code::config_mismatch:
     case error_code::invalid_config:
+    case error_code::unsupported_packet:  // ETMv4 data trace, conditional trace, data-sync markers
     case error_code::unsynchronized: return true;
     default: return false;
   }

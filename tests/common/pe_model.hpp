@@ -7,6 +7,9 @@
 // Used by the compressor property test (tests/ete/test_compressor.cpp, choices from a PRNG)
 // and the encoder fuzz target (fuzz/fuzz_encoder.cpp, choices from the fuzz input, with
 // exceptions with an UNKNOWN address too: E=0b01 and E=0b10, D5.24/D5.25 and D9.2.13.1).
+// An ETMv4 unit (config::etmv4()) behaves within what ETMv4 traces: no transactions, no
+// source addresses, every exception with its address, addresses within IASIZE, VMIDs within
+// VMIDSIZE, no NSE (IHI0064 6.4: those are ETE's).
 #pragma once
 
 #include <tracecodec/tracecodec.hpp>
@@ -203,6 +206,7 @@ struct generator {
       case 2: pc = (pc & ~std::uint64_t{0xffffffff}) | (u64() & 0xfffffffc); break;
       default: pc = u64() & 0x0000fffffffffffcull; break;
     }
+    if (c.iasize == 32) pc &= 0xffffffffu;
     return s == isa::is0 ? pc & ~std::uint64_t{3} : (pc & ~std::uint64_t{1}) | (u64() & 2);
   }
   element target(isa s) {
@@ -244,7 +248,7 @@ struct generator {
       e.taken = chance(70);
       emit(e);
       if (e.taken && chance(25)) emit(target(s));
-    } else if (r < 520 && unknown_address_exceptions && chance(15)) {  // an exception with an UNKNOWN address (header 0x70)
+    } else if (r < 520 && unknown_address_exceptions && !c.etmv4() && chance(15)) {  // an exception with an UNKNOWN address (header 0x70)
       e.kind = element_kind::exception;
       constexpr std::uint8_t types[] = {0, 1, 3, 4, 0xe, 0xf, 0x11};
       e.exception_type = types[pick(sizeof types)];
@@ -328,6 +332,7 @@ struct generator {
       emit(e);
       if (chance(70)) emit(target(s));
     } else if (r < 720) {
+      if (c.etmv4()) return;
       e.kind = element_kind::source_address;
       e.sub_isa = s;
       e.address = address(s);
@@ -343,6 +348,7 @@ struct generator {
       e.kind = element_kind::mispredict;
       emit(e);
     } else if (r < 960) {  // transactions
+      if (c.etmv4()) return;
       transaction();
     } else if (r < 965) {  // trace becomes inactive with speculation outstanding
       if (t) return;
@@ -382,9 +388,10 @@ struct generator {
     ctx.el = static_cast<std::uint8_t>(pick(4));
     ctx.sf = chance(90);
     ctx.ns = chance(70);
-    ctx.nse = chance(10);
+    ctx.nse = !c.etmv4() && chance(10);
     if (c.cidsize && chance(50)) ctx.context_id = static_cast<std::uint32_t>(u64());
-    if (c.vmidsize && chance(20)) ctx.vmid = static_cast<std::uint32_t>(u64());
+    if (c.vmidsize && chance(20))
+      ctx.vmid = static_cast<std::uint32_t>(u64() & (c.vmidsize == 32 ? 0xffffffffu : (1u << c.vmidsize) - 1));
   }
 
   void transaction() {

@@ -273,3 +273,56 @@ TEST_CASE("flow: with MAXSPEC > 0 a BL that a Mispredict turns to N keeps its re
                                {0x1004, 0x100c, 2, false}};
   CHECK(ranges == want);
 }
+
+TEST_CASE("flow: a session without bytes is only its end; a refused configuration loses no sync") {
+  const memory_region regions[] = {{0x400000, code_bytes(), sizeof loop_code, memory_space::any}};
+  program_image image(regions, 1);
+  struct run {
+    std::vector<flow_element> flow;
+    std::vector<diagnostic> errors;
+  };
+  auto decode = [](auto& d, const std::vector<std::uint8_t>& trace) {
+    run r;
+    d.decode(trace.data(), trace.size(), [&](const flow_element& f) { r.flow.push_back(f); },
+             [&](const diagnostic& e) { r.errors.push_back(e); });
+    return r;
+  };
+  const std::vector<std::uint8_t> none, trace = loop_trace();
+
+  // A source with no trace in its buffer (OpenCSD reports such a source as its end only).
+  auto good = std::make_unique<flow_decoder<>>(unit_regs, image);
+  run r = decode(*good, none);
+  REQUIRE(r.flow.size() == 1);
+  CHECK(r.flow[0].kind == flow_kind::end_of_trace);
+  CHECK(r.flow[0].offset == 0);
+  CHECK(r.errors.empty());
+  good->reset();  // the next session opens with its no_sync, as every session with bytes does
+  r = decode(*good, trace);
+  CHECK(r.flow.front().kind == flow_kind::no_sync);
+  CHECK(r.flow.front().reason == sync_reason::new_session);
+  CHECK(r.flow.front().offset == 0);
+
+  // Registers no trace unit has (ETE with 32-bit addresses, D16): the error, no decode_error
+  // no_sync (no byte was decoded), and every offset within the input (fuzz finding 13's
+  // neighbour: a no_sync at 1 of 0 bytes).
+  registers bad = unit_regs;
+  bad.trcidr2 &= ~0x1fu;
+  REQUIRE(validate(bad) == error_code::invalid_config);
+  auto refused = std::make_unique<flow_decoder<>>(bad, image);
+  CHECK(refused->status() == error_code::invalid_config);
+  r = decode(*refused, none);
+  REQUIRE(r.flow.size() == 1);
+  CHECK(r.flow[0].kind == flow_kind::end_of_trace);
+  CHECK(r.flow[0].offset == 0);
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == error_code::invalid_config);
+  refused->reset();
+  r = decode(*refused, trace);
+  REQUIRE(r.flow.size() == 2);
+  CHECK(r.flow[0].kind == flow_kind::no_sync);
+  CHECK(r.flow[0].reason == sync_reason::new_session);
+  CHECK(r.flow[1].kind == flow_kind::end_of_trace);
+  for (const flow_element& f : r.flow) CHECK(f.offset <= trace.size());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].code == error_code::invalid_config);
+}

@@ -81,8 +81,10 @@ class flow_decoder {
       on_error(d);
       // The no_sync element goes after the bytes in error (at least the header byte that
       // could not be decoded): where the unsynchronized stretch begins (OpenCSD puts its
-      // NO_SYNC there too, at the next byte).
-      if (d.code != error_code::unsynchronized && d.code != error_code::resolution_overflow)
+      // NO_SYNC there too, at the next byte). A refused configuration (invalid_config,
+      // unsupported_config) names no byte and loses no sync: nothing was ever decoded.
+      if (d.code != error_code::unsynchronized && d.code != error_code::resolution_overflow &&
+          d.code != error_code::invalid_config && d.code != error_code::unsupported_config)
         flow_.lost_sync(d.offset + (d.length ? d.length : 1), on_flow);
     };
   }
