@@ -103,6 +103,13 @@ void tree_checks(cs::frame_format format, const std::uint8_t* in, std::size_t n,
     FUZZ_CHECK(o.stream_offset <= stream[k].size());
     if (o.stream_offset < stream[k].size())
       FUZZ_CHECK(input == cs::unknown_offset || input == where[k][o.stream_offset]);
+    // OpenCSD's index of a byte counts from its frame's start or an ID byte before it, data
+    // bytes only (DSTREAM: without footers): never past the byte, at most 14 before it.
+    if (input != cs::unknown_offset && o.stream_offset < stream[k].size()) {
+      const std::uint64_t ocsd = tree->opencsd_index(o.id, o.stream_offset);
+      FUZZ_CHECK(ocsd <= input);
+      if (format == cs::frame_format::memory_aligned) FUZZ_CHECK(input - ocsd <= 14);
+    }
     return k;
   };
   auto on_packet = [&](const cs::item_origin& o, const ete::packet& p) {

@@ -30,6 +30,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include <tracecodec/coresight/decode_tree.hpp>
 #include <tracecodec/ete/packet/config.hpp>
 #include <tracecodec/ete/packet/decoder.hpp>
@@ -58,6 +60,7 @@ const char* const usage_text =
     "                [--trcidr1 X] [--json]\n"
     "       ete-dump FILE --etmv4 [--m-profile] --trcidr0 X --trcidr1 X --trcidr2 X --trcidr8 X\n"
     "                --trcconfigr X [--json]\n"
+    "       ete-dump FILE --formatted frames|tpiu|dstream [--id ID] REGISTERS... [--json]\n"
     "       ete-dump [--json]\n"
     "\n"
     "Prints every packet and every decode error of Arm ETE or ETMv4 trace.\n"
@@ -66,12 +69,19 @@ const char* const usage_text =
     "                   buffer (format=source_data) with its source's [regs]; a CoreSight\n"
     "                   formatted one (format=coresight, dstream_coresight) split by trace ID,\n"
     "                   each source with its own [regs], lines tagged \"ID:<hex>;\" (JSON \"id\")\n"
-    "  --id ID          with --snapshot: only the source with trace ID ID (TRCTRACEIDR)\n"
+    "  --id ID          with --snapshot or --formatted: only the source with trace ID ID\n"
+    "                   (TRCTRACEIDR)\n"
     "  FILE             decode one raw trace file as session 0; the register values\n"
     "                   (hex with 0x, or decimal) describe the trace unit that wrote it\n"
     "  --etmv4          FILE is ETMv4 trace (ETE's predecessor): the version\n"
     "                   comes from TRCIDR1, TRCDEVARCH is not used\n"
     "  --m-profile      with --etmv4: the traced PE is M-profile (Armv8-M Function Return)\n"
+    "  --formatted F    FILE is a CoreSight formatted capture: frames (16-byte frames from the\n"
+    "                   first byte: ETB/ETF/ETR buffers, perf's cs_etm AUX data), tpiu (a TPIU\n"
+    "                   port stream with FSYNC/HSYNC) or dstream (DSTREAM: 512-byte blocks);\n"
+    "                   every trace ID in it (or --id's) is decoded with the same registers,\n"
+    "                   lines tagged \"ID:<hex>;\" (JSON \"id\"). Without --id, FILE must be a\n"
+    "                   regular file: it is read twice, first for its trace IDs\n"
     "  (no input)       encode a small demonstration trace and decode it\n"
     "  --json           JSON Lines output: one object per packet or error\n"
     "  --elements       print the resolved element stream (speculation and transactions\n"
@@ -480,14 +490,12 @@ constexpr std::size_t max_formatted_sources = 64;
 
 // Decodes the formatted buffer b (its file already opened as f) with one Decoder per source.
 template <class Decoder>
-int decode_formatted(std::FILE* f, const ete::snapshot::buffer& b,
+int decode_formatted(std::FILE* f, const ete::snapshot::buffer& b, tracecodec::coresight::frame_format form,
                      const std::vector<const ete::snapshot::trace_source*>& sources,
                      std::size_t session, bool json) {
   namespace cs = tracecodec::coresight;
   using tree_t = cs::decode_tree<Decoder, max_formatted_sources>;
-  auto tree = std::make_unique<tree_t>(b.format == ete::snapshot::buffer_format::dstream_coresight
-                                           ? cs::frame_format::dstream
-                                           : cs::frame_format::memory_aligned);
+  auto tree = std::make_unique<tree_t>(form);
   std::vector<std::unique_ptr<Decoder>> decoders;
   std::vector<std::unique_ptr<flow_printer>> printers(128);
   for (const ete::snapshot::trace_source* t : sources) {
@@ -509,6 +517,10 @@ int decode_formatted(std::FILE* f, const ete::snapshot::buffer& b,
       print_packet(x, session, packet_bytes(*tree, o, x, buf), json, o.id);
     } else if constexpr (std::is_same_v<item, ete::element>) {
       put_line(json ? ete::format_json(x, session, o.id) : ete::format_text(x, o.id));
+    } else if (g_opencsd) {  // OpenCSD's Idx: its deformatter's numbering of the capture
+      item y = x;
+      y.offset = tree->opencsd_index(o.id, o.stream_offset);
+      (*printers[o.id])(y);
     } else {
       (*printers[o.id])(x);
     }
@@ -548,8 +560,8 @@ int decode_formatted(std::FILE* f, const ete::snapshot::buffer& b,
 
 // A formatted buffer as session `session`: its decodable sources (or --id's), each with its
 // registers and trace ID. exit_ok, exit_io, or exit_usage when --id names no source of it.
-int stream_formatted(const ete::snapshot::buffer& b, std::size_t session, bool json,
-                     const std::string& header) {
+int stream_formatted(const ete::snapshot::buffer& b, tracecodec::coresight::frame_format form,
+                     std::size_t session, bool json, const std::string& header) {
   std::vector<const ete::snapshot::trace_source*> sources;
   std::vector<bool> seen(128, false);
   for (const ete::snapshot::trace_source& t : b.sources) {
@@ -590,11 +602,11 @@ int stream_formatted(const ete::snapshot::buffer& b, std::size_t session, bool j
   }
   int status = exit_ok;
   if (g_flow)
-    status = decode_formatted<ete::flow_decoder<ete::runtime_config>>(f, b, sources, session, json);
+    status = decode_formatted<ete::flow_decoder<ete::runtime_config>>(f, b, form, sources, session, json);
   else if (g_elements)
-    status = decode_formatted<ete::element_reader<ete::runtime_config>>(f, b, sources, session, json);
+    status = decode_formatted<ete::element_reader<ete::runtime_config>>(f, b, form, sources, session, json);
   else
-    status = decode_formatted<ete::decoder<ete::runtime_config>>(f, b, sources, session, json);
+    status = decode_formatted<ete::decoder<ete::runtime_config>>(f, b, form, sources, session, json);
   std::fclose(f);
   return status;
 }
@@ -667,7 +679,11 @@ int run_snapshot(const std::string& dir, bool json) {
                std::to_string(snap.buffers.size()) + "; Source name = " + b.name + ".";
       g_flow_setup.trace_id = b.trctraceidr;
     }
-    const int s = formatted ? stream_formatted(b, i, json, header)
+    const int s = formatted ? stream_formatted(b,
+                                               b.format == ete::snapshot::buffer_format::dstream_coresight
+                                                   ? tracecodec::coresight::frame_format::dstream
+                                                   : tracecodec::coresight::frame_format::memory_aligned,
+                                               i, json, header)
                             : stream_session(b.path, "trace buffer ", header, b.regs, i, json);
     if (s != exit_ok) return finish_output(s);
   }
@@ -685,6 +701,84 @@ int run_file(const std::string& path, const ete::registers& regs, bool json) {
       g_opencsd ? std::string()
                 : "# session 0: " + path + ", " + size_text(path) + ", " + describe(regs);
   return finish_output(stream_session(path, "", header, regs, 0, json));
+}
+
+int usage_error(const char* fmt, const char* arg);
+
+// FILE --formatted F: a raw formatted capture, every trace ID in it (or --id's) decoded with
+// the command line's registers, as a snapshot's formatted buffer is.
+int run_formatted_file(const std::string& path, tracecodec::coresight::frame_format form,
+                       const char* form_name, const ete::registers& regs, bool json) {
+  namespace cs = tracecodec::coresight;
+  const std::string invalid = config_error(regs);
+  if (!invalid.empty()) {
+    std::fprintf(stderr, "ete-dump: %s: %s\n", invalid.c_str(), describe(regs).c_str());
+    return exit_usage;
+  }
+  std::vector<std::uint8_t> ids;  // the trace IDs to decode
+  if (g_only_id >= 0) {
+    if (!cs::valid_trace_id(static_cast<std::uint8_t>(g_only_id)))
+      return usage_error("%s needs a trace ID (0x01 ... 0x6f)", "--id");
+    ids.push_back(static_cast<std::uint8_t>(g_only_id));
+  } else {
+    // The trace IDs with data: a first pass of the deformatter over the file.
+    struct stat st{};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+      return usage_error("--formatted without --id needs a regular FILE (it is read twice for "
+                         "its trace IDs), not %s",
+                         path.c_str());
+    errno = 0;
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) {
+      std::fprintf(stderr, "ete-dump: cannot read %s: %s\n", path.c_str(),
+                   ete::snapshot::errno_reason(errno).c_str());
+      return exit_io;
+    }
+    bool seen[128] = {};
+    cs::deformatter d(form);
+    auto on_data = [&](const cs::data_batch& b) { seen[b.id & 0x7f] = true; };
+    auto on_error = [](const cs::diagnostic&) {};
+    std::vector<std::uint8_t> chunk(65536);
+    for (;;) {
+      errno = 0;
+      const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), f);
+      if (n == 0) break;
+      d.decode_part(chunk.data(), n, on_data, on_error);
+    }
+    const bool failed = std::ferror(f) != 0;
+    const int err = errno;
+    std::fclose(f);
+    if (failed) {
+      std::fprintf(stderr, "ete-dump: cannot read %s: %s\n", path.c_str(),
+                   ete::snapshot::errno_reason(err).c_str());
+      return exit_io;
+    }
+    d.decode_end(on_data, on_error);
+    for (unsigned id = 0; id < 128; ++id)
+      if (seen[id]) ids.push_back(static_cast<std::uint8_t>(id));
+    if (ids.size() > max_formatted_sources) {
+      std::fprintf(stderr, "ete-dump: %s: more than %zu trace IDs: choose one with --id\n",
+                   path.c_str(), max_formatted_sources);
+      return exit_usage;
+    }
+  }
+  ete::snapshot::buffer b;
+  b.name = b.file = b.path = path;
+  b.format = form == cs::frame_format::dstream ? ete::snapshot::buffer_format::dstream_coresight
+                                               : ete::snapshot::buffer_format::coresight;
+  for (const std::uint8_t id : ids) {
+    ete::snapshot::trace_source t;
+    t.name = "registers of the command line";
+    t.decodable = true;
+    t.regs = regs;
+    t.trctraceidr = id;
+    b.sources.push_back(t);
+  }
+  const std::string header = g_opencsd ? std::string()
+                                       : "# session 0: " + path + ", " + size_text(path) +
+                                             ", CoreSight formatted (" + form_name + "), " +
+                                             std::to_string(ids.size()) + " trace IDs";
+  return finish_output(stream_formatted(b, form, 0, json, header));
 }
 
 // The demonstration: a short trace as an ETE 1.1 trace unit with Timestamp Markers would
@@ -873,6 +967,8 @@ static int run_main(int argc, char** argv) {
   };
   ete::registers regs{};
   bool any_reg = false;
+  const char* formatted = nullptr;  // --formatted: frames, tpiu or dstream
+  tracecodec::coresight::frame_format form = tracecodec::coresight::frame_format::memory_aligned;
 
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
@@ -957,6 +1053,16 @@ static int run_main(int argc, char** argv) {
       g_only_id = static_cast<int>(v);
       continue;
     }
+    if (name == "--formatted") {
+      if (!take_value()) return usage_error("%s needs frames, tpiu or dstream", "--formatted");
+      if (formatted) return usage_error("%s given twice", "--formatted");
+      namespace cs = tracecodec::coresight;
+      if (value == "frames") form = cs::frame_format::memory_aligned, formatted = "frames";
+      else if (value == "tpiu") form = cs::frame_format::tpiu, formatted = "TPIU";
+      else if (value == "dstream") form = cs::frame_format::dstream, formatted = "DSTREAM";
+      else return usage_error("%s needs frames, tpiu or dstream", "--formatted");
+      continue;
+    }
     if (name == "--trctraceidr") {
       std::uint32_t v = 0;
       if (!take_value() || !ete::snapshot::parse_u32(value, v))
@@ -991,7 +1097,9 @@ static int run_main(int argc, char** argv) {
   if (!g_flow && (!g_memory.empty() || g_arch_given))
     return usage_error("%s only apply with --flow", "--memory, --elf and --arch");
   if (g_opencsd && json) return usage_error("%s and --json exclude each other", "--opencsd");
-  if (g_only_id >= 0 && !have_snapshot) return usage_error("%s only applies with --snapshot", "--id");
+  if (g_only_id >= 0 && !have_snapshot && !formatted)
+    return usage_error("%s only applies with --snapshot or --formatted", "--id");
+  if (formatted && !have_file) return usage_error("%s needs a trace FILE", "--formatted");
   if (have_snapshot) {
     if (have_file || any_reg)
       return usage_error("%s takes no trace file or register options", "--snapshot");
@@ -1015,6 +1123,7 @@ static int run_main(int argc, char** argv) {
         return exit_io;
       }
     }
+    if (formatted) return run_formatted_file(file, form, formatted, regs, json);
     return run_file(file, regs, json);
   }
   if (any_reg) return usage_error("%s", "register options need a trace FILE");

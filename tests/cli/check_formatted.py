@@ -9,7 +9,8 @@ listings and the capture file, not against our own output:
     byte holds the data byte without bit 0, which the auxiliary byte carries);
   - "id" is on every packet and error record; the text form shows "ID:<hex>;";
   - --id ID prints exactly that ID's records; usage errors for a bad or absent --id;
-  - --flow --opencsd gives OpenCSD's element lines per trace ID (without Idx when formatted).
+  - --flow --opencsd gives OpenCSD's element lines per trace ID, Idx included (for a formatted
+    capture OpenCSD's deformatter numbering: decode_tree::opencsd_index).
 
 usage: check_formatted.py ETE_DUMP   (corpus: $TRACECODEC_ETMV4_DIR)"""
 import json
@@ -55,6 +56,12 @@ def listed(name):
     return packets, unsynced
 
 
+def capture_file(snap):
+    """The first buffer file a snapshot's trace.ini names."""
+    with open(os.path.join(snap, "trace.ini")) as f:
+        return os.path.join(snap, [l.split("=", 1)[1].strip() for l in f if l.startswith("file=")][0])
+
+
 def async_bytes(r):
     size = r.get("size", len(r["bytes"]) // 2)
     return b"\0" * (size - 1) + b"\x80"
@@ -73,8 +80,7 @@ for name in formatted:
     rc, out, err = run(["--snapshot", snap, "--json"])
     check(rc == 0, "%s: exit 0, got %d %r" % (name, rc, err[:300]))
     recs = [json.loads(l) for l in out.splitlines()]
-    with open(os.path.join(snap, [l.split("=", 1)[1].strip() for l in open(os.path.join(snap, "trace.ini"))
-                                  if l.startswith("file=")][0]), "rb") as f:
+    with open(capture_file(snap), "rb") as f:
         capture = f.read()
     want, unsynced = listed(name)
     got, skipped, bad_offsets, untagged = {}, {}, 0, 0
@@ -126,39 +132,105 @@ check(rc == 0 and sum("packet" in r for r in recs) > 25000 and
       "a55-test-tpiu (DSTREAM): exit 0, every packet tagged (%d packets)" % sum("packet" in r for r in recs))
 
 # --flow --opencsd: OpenCSD's element lines of expected/<name>.decode.txt, per trace ID in
-# order (tests/etmv4/test_flow.cpp checks the library on every ID, Idx included). Raw buffers:
-# the lines whole. Formatted ones: without "Idx:" (ours is the packet's offset in the capture,
-# OpenCSD's counts from the frame or ID byte that began the run: README, Limitations).
+# order, the lines whole (tests/etmv4/test_flow.cpp checks the library on every ID).
 ELEMENT = re.compile(r"(Idx:[0-9?]+; )(ID:[0-9a-f]+; OCSD_GEN_TRC_ELEM_.*)$")
 
 
-def element_lines(text, with_idx):
+def element_lines(text):
     per_id = {}
     for line in text.splitlines():
         m = ELEMENT.search(line)
         if m:
             tid = m.group(2).split(";")[0]
-            per_id.setdefault(tid, []).append((m.group(1) if with_idx else "") + m.group(2))
+            per_id.setdefault(tid, []).append(m.group(1) + m.group(2))
     return per_id
 
 
-for name, raw in (("armv8_1m_branches", True), ("init-short-addr", True), ("a57_single_step", False),
-                  ("juno_r1_1", False), ("juno-uname-001", False)):
+for name in ("armv8_1m_branches", "init-short-addr", "a57_single_step", "juno_r1_1", "juno-uname-001"):
     rc, out, err = run(["--snapshot", os.path.join(corpus, "snapshots", name), "--flow", "--opencsd"])
     with open(os.path.join(corpus, "expected", name + ".decode.txt")) as f:
-        want = element_lines(f.read(), raw)
-    got = element_lines(out, raw)
+        want = element_lines(f.read())
+    got = element_lines(out)
     check(rc == 0 and got == want and want,
           "%s --flow --opencsd: element lines per ID equal OpenCSD's (%s)" %
           (name, ", ".join("%s %d/%d" % (k, len(got.get(k, [])), len(v)) for k, v in sorted(want.items()))))
 
+# A raw formatted FILE (--formatted): each source's output, given that source's registers and
+# --id, equals the snapshot's for that ID; without --id, every trace ID OpenCSD lists data for
+# is decoded; --flow --opencsd with --memory gives OpenCSD's element lines, Idx included.
+HEADER = re.compile(r"^# session 0, trace ID (0x[0-9a-f]+): .*?, (TRCIDR0=.*)$")
+
+
+def register_args(text):
+    """Per trace ID: ete-dump register options from a snapshot's text header lines."""
+    out = {}
+    for line in text.splitlines():
+        m = HEADER.match(line)
+        if m:
+            regs = dict(kv.split("=") for kv in m.group(2).split())
+            args = ["--etmv4"]
+            for k in ("TRCIDR0", "TRCIDR1", "TRCIDR2", "TRCIDR8", "TRCCONFIGR"):
+                args += ["--" + k.lower(), regs[k]]
+            out[int(m.group(1), 16)] = args
+    return out
+
+
+def records(text):
+    return [l for l in text.splitlines() if not l.startswith("#")]
+
+
+for name, form in (("juno_r1_1", "frames"), ("bugfix-exact-match", "frames"), ("juno-uname-001", "frames"),
+                   ("a57_single_step", "frames"), ("a55-test-tpiu", "dstream")):
+    snap = os.path.join(corpus, "snapshots", name)
+    capture = capture_file(snap)
+    rc, txt, err = run(["--snapshot", snap])
+    regs = register_args(txt)
+    want, unsynced = listed(name)
+    check(rc == 0 and set(want) <= set(regs), "%s: registers of every listed ID (%s)" % (name, sorted(regs)))
+    for tid in sorted(want):
+        for fmt in (["--json"], []):
+            rc1, a, err1 = run([capture, "--formatted", form, "--id", hex(tid)] + regs[tid] + fmt)
+            rc2, b, err2 = run(["--snapshot", snap, "--id", hex(tid)] + fmt)
+            check(rc1 == 0 and rc2 == 0 and records(a) == records(b) and records(a),
+                  "%s ID 0x%x %s: --formatted %s FILE equals the snapshot (%d and %d lines) %r" %
+                  (name, tid, " ".join(fmt), form, len(records(a)), len(records(b)), err1[:200]))
+    tid = max(want, key=lambda t: len(want[t]))
+    rc, out, err = run([capture, "--formatted", form, "--json"] + regs[tid])
+    ids = set(json.loads(l)["id"] for l in records(out) if '"id"' in l)
+    check(rc == 0 and ids == set(want), "%s --formatted without --id: IDs %s, OpenCSD lists %s" %
+          (name, sorted(ids), sorted(want)))
+
 snap = os.path.join(corpus, "snapshots", "juno_r1_1")
+rc, txt, err = run(["--snapshot", snap])
+regs = register_args(txt)
+with open(os.path.join(corpus, "expected", "juno_r1_1.decode.txt")) as f:
+    want = element_lines(f.read())
+for tid in (0x10, 0x11):
+    rc, out, err = run([os.path.join(snap, "cstrace.bin"), "--formatted", "frames", "--id", hex(tid), "--flow",
+                        "--opencsd", "--arch", "v8.0",
+                        "--memory", os.path.join(snap, "kernel_dump.bin") + "@0xFFFFFFC000081000"] + regs[tid])
+    got = element_lines(out)
+    key = "ID:%x" % tid
+    check(rc == 0 and list(got) == [key] and got[key] == want[key] and want[key],
+          "juno_r1_1 --formatted --id 0x%x --flow --opencsd: OpenCSD's %d element lines, got %d" %
+          (tid, len(want.get(key, [])), len(got.get(key, []))))
+
+r = regs[0x10]
+rc, out, err = run(["/dev/zero", "--formatted", "frames"] + r)
+check(rc == 2 and "needs a regular FILE" in err, "--formatted /dev/zero without --id: %d %r" % (rc, err))
+rc, out, err = run([os.path.join(snap, "cstrace.bin"), "--formatted", "etb"] + r)
+check(rc == 2 and "--formatted needs frames, tpiu or dstream" in err, "--formatted etb: %d %r" % (rc, err))
+rc, out, err = run(["--formatted", "frames"])
+check(rc == 2 and "--formatted needs a trace FILE" in err, "--formatted without FILE: %d %r" % (rc, err))
+rc, out, err = run([os.path.join(snap, "cstrace.bin"), "--formatted", "frames", "--id", "0x70"] + r)
+check(rc == 2 and "--id needs a trace ID" in err, "--formatted --id 0x70: %d %r" % (rc, err))
+
 rc, out, err = run(["--snapshot", snap, "--id", "0x7"])
 check(rc == 2 and "no trace source of the snapshot has trace ID 0x7" in err, "--id of no source: %d %r" % (rc, err))
 rc, out, err = run(["--snapshot", snap, "--id", "0x80"])
 check(rc == 2 and "--id needs a trace ID" in err, "--id 0x80: %d %r" % (rc, err))
 rc, out, err = run(["--id", "0x10"])
-check(rc == 2 and "--id only applies with --snapshot" in err, "--id without --snapshot: %d %r" % (rc, err))
+check(rc == 2 and "--id only applies with --snapshot or --formatted" in err, "--id without --snapshot: %d %r" % (rc, err))
 
 if failures:
     print("%d of %d checks failed" % (failures, checks))

@@ -145,7 +145,9 @@ inline std::string ini_value(const std::string& path, const std::string& section
   return "";
 }
 // Each listed packet's raw bytes, concatenated per trace ID ("ID:<hex>; [0x.. 0x.. ];").
-inline std::map<int, bytes> listed_streams(const std::string& path) {
+// at_idx, when given: per ID, each listed line's Idx by the place of its first byte in m[ID].
+inline std::map<int, bytes> listed_streams(
+    const std::string& path, std::map<int, std::map<std::size_t, std::uint64_t>>* at_idx = nullptr) {
   std::map<int, bytes> m;
   std::ifstream f(path);
   std::string line;
@@ -157,6 +159,8 @@ inline std::map<int, bytes> listed_streams(const std::string& path) {
     if (id == std::string::npos || open == std::string::npos) continue;
     const int trace_id = static_cast<int>(std::strtol(line.c_str() + id + 5, nullptr, 16));
     const std::size_t close = line.find(']', open);
+    if (at_idx)
+      (*at_idx)[trace_id][m[trace_id].size()] = std::strtoull(line.c_str() + idx + 4, nullptr, 10);
     std::istringstream raw(line.substr(open + 3, close - open - 3));
     std::string tok;
     while (raw >> tok) m[trace_id].push_back(static_cast<std::uint8_t>(std::strtoul(tok.c_str(), nullptr, 16)));

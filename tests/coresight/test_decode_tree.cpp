@@ -283,6 +283,72 @@ TEST_CASE("decode tree: a barrier ends every source's session; each restarts aft
   }
 }
 
+// A decoder whose items are the bytes of its stream: each byte's offsets, as the tree gives them.
+struct byte_item {
+  std::uint64_t offset;
+  std::uint8_t value;
+};
+struct byte_decoder {
+  std::uint64_t at = 0;
+  template <class OnItem, class OnError>
+  void decode_part(const std::uint8_t* p, std::size_t n, OnItem&& on_item, OnError&&) noexcept {
+    for (std::size_t i = 0; i < n; ++i) on_item(byte_item{at++, p[i]});
+  }
+  template <class OnItem, class OnError>
+  void decode_end(OnItem&&, OnError&&) noexcept {}
+  void reset() noexcept { at = 0; }
+};
+
+// OpenCSD 1.8.0's deformatter (TraceFmtDcdImpl::unpackFrame) numbers each run of a source's
+// data in a frame from the frame start, or from the ID byte that opened the run; an ID change
+// to a source that gets no byte before the next ID change leaves its start to the next source.
+// Hand-built: A = 0x10, B = 0x11, C = 0x12.
+TEST_CASE("decode tree: opencsd_index numbers each run as OpenCSD's deformatter does") {
+  const std::uint8_t A = 0x21, B = 0x23, C = 0x25;  // ID bytes
+  std::vector<std::uint8_t> capture = {
+      // frame 0 (offset 0): ID A at once, then 14 data bytes of A
+      A, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x00,
+      // frame 1 (offset 16): A's 0x40 0x41; ID B delayed (aux bit 1): 0x42 is still A's; ID C
+      // at once: B got nothing, so C's run starts where B's did (16 + 2); C's 0x50 0x52 0x53;
+      // ID A at once (16 + 8): A's 0x60 ... 0x66
+      0x40, 0x41, B, 0x42, C, 0x50, 0x52, 0x53, A, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x02};
+  cs::decode_tree<byte_decoder> tree;
+  byte_decoder a, b, c;
+  REQUIRE(tree.add_source(0x10, a) == cs::tree_status::ok);
+  REQUIRE(tree.add_source(0x11, b) == cs::tree_status::ok);
+  REQUIRE(tree.add_source(0x12, c) == cs::tree_status::ok);
+  struct seen {
+    int id;
+    std::uint8_t value;
+    std::uint64_t input, opencsd;
+  };
+  std::vector<seen> got;
+  tree.decode(
+      capture.data(), capture.size(),
+      [&](const cs::item_origin& o, const byte_item& x) {
+        got.push_back({o.id, x.value, x.offset, tree.opencsd_index(o.id, o.stream_offset)});
+      },
+      [](const cs::item_origin&, const auto&) {}, [](const cs::diagnostic&) {});
+  std::vector<seen> want;
+  for (unsigned k = 1; k <= 14; ++k) want.push_back({0x10, std::uint8_t(k), k, k - 1});
+  want.push_back({0x10, 0x40, 16, 16});
+  want.push_back({0x10, 0x41, 17, 17});
+  want.push_back({0x10, 0x42, 19, 18});
+  want.push_back({0x12, 0x50, 21, 18});
+  want.push_back({0x12, 0x52, 22, 19});
+  want.push_back({0x12, 0x53, 23, 20});
+  for (unsigned k = 0; k < 6; ++k) want.push_back({0x10, std::uint8_t(0x61 + k), 25 + k, 24 + k});
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i].id == want[i].id);
+    CHECK(got[i].value == want[i].value);
+    CHECK(got[i].input == want[i].input);
+    CHECK(got[i].opencsd == want[i].opencsd);
+  }
+  CHECK(tree.opencsd_index(0x11, 0) == 0);  // B had no data: OpenCSD ends it at 0
+}
+
 TEST_CASE("decode tree: sources, unrouted trace IDs, the history bound") {
   using tree_t = cs::decode_tree<ete::decoder<ete::runtime_config>, 2, 1>;
   const std::vector<stream> streams = real_streams();
@@ -354,7 +420,10 @@ TEST_CASE("decode tree: formatted ETMv4 captures give each ID the packets of Ope
     REQUIRE_MESSAGE(s.error.empty(), s.error);
     const snapshot::buffer& b = s.buffers[0];
     REQUIRE(b.format != snapshot::buffer_format::source_data);
-    const std::map<int, bytes> listed = listed_streams(etmv4_dir() + "/expected/" + name + ".packets.txt");
+    std::map<int, std::map<std::size_t, std::uint64_t>> listed_idx;
+    const std::map<int, bytes> listed =
+        listed_streams(etmv4_dir() + "/expected/" + name + ".packets.txt", &listed_idx);
+    std::size_t idx_compared = 0, idx_equal = 0;
     auto tree = std::make_unique<cs::decode_tree<ete::decoder<ete::runtime_config>>>(
         b.format == snapshot::buffer_format::dstream_coresight ? cs::frame_format::dstream
                                                                : cs::frame_format::memory_aligned);
@@ -375,6 +444,17 @@ TEST_CASE("decode tree: formatted ETMv4 captures give each ID the packets of Ope
           ete::packet q = p;
           q.offset = o.stream_offset;
           got[o.id].push_back(q);
+          // The tree's OpenCSD index of the packet equals OpenCSD's Idx of the line listing it.
+          const auto& at = listed_idx[o.id];
+          const auto line = at.find(o.stream_offset);
+          if (line != at.end()) {
+            ++idx_compared;
+            const std::uint64_t ours = tree->opencsd_index(o.id, o.stream_offset);
+            idx_equal += ours == line->second;
+            if (ours != line->second && idx_compared - idx_equal <= 5)
+              MESSAGE("ID " << int(o.id) << " stream offset " << o.stream_offset << ": opencsd_index "
+                            << ours << ", OpenCSD's Idx " << line->second);
+          }
         },
         [&](const cs::item_origin& o, const ete::diagnostic& e) {
           ete::diagnostic f = e;
@@ -398,6 +478,9 @@ TEST_CASE("decode tree: formatted ETMv4 captures give each ID the packets of Ope
       CHECK(got_errors[id] == want_errors);
     }
     CHECK(packets >= 8);  // a57_single_step: 8
+    CHECK(idx_compared + 2 >= packets);  // every packet but an A-Sync cut by the start of sync
+    CHECK(idx_equal == idx_compared);
+    MESSAGE(name << ": " << idx_equal << " of " << idx_compared << " packets at OpenCSD's Idx");
     CHECK(got.size() == listed.size());  // no packets for IDs OpenCSD lists nothing for
   }
 }

@@ -120,6 +120,18 @@ class decode_tree {
     return sources_[slot_[id]].input_offset(stream_offset);
   }
 
+  // OpenCSD's index of the same byte (its trc_pkt_lister's "Idx:" for a packet that begins
+  // there), as OpenCSD 1.8.0's frame deformatter numbers a formatted capture: from the offset
+  // of the frame, or of the ID byte, that began the byte's run of its source in its frame,
+  // counting the run's data bytes only; a DSTREAM capture numbered without its footers; 0 for
+  // the end of a source that had no data. Equal to input_offset on memory-aligned frames
+  // without ID bytes. For tools that print OpenCSD-compatible listings.
+  std::uint64_t opencsd_index(std::uint8_t id, std::uint64_t stream_offset) const noexcept {
+    if (id >= 128 || slot_[id] == no_slot) return unknown_offset;
+    return sources_[slot_[id]].opencsd_index(stream_offset,
+                                             deformatter_.format() == frame_format::dstream);
+  }
+
   // Copies n bytes of source id's stream from stream_offset into out; during a callback, the
   // bytes of the item being delivered (at most tail_bytes before the data handed to the
   // decoder in the current step, and that data). False when they are no longer held.
@@ -139,6 +151,7 @@ class decode_tree {
     std::uint64_t stream_pos;
     std::uint64_t input_at;
     std::uint16_t mask;
+    std::uint8_t segment;  // data_batch::first_segment for the batch's first frame, else 0
   };
 
   struct source {
@@ -154,11 +167,19 @@ class decode_tree {
     const std::uint8_t* current = nullptr;
     std::size_t current_size = 0;
 
-    std::uint64_t input_offset(std::uint64_t at) const noexcept {
-      if (frames == 0) return unknown_offset;
+    std::uint64_t input_offset(std::uint64_t at) const noexcept { return offset_of(at, false, false); }
+    std::uint64_t opencsd_index(std::uint64_t at, bool dstream) const noexcept {
+      return offset_of(at, true, dstream);
+    }
+
+    // The input offset of stream byte `at` (opencsd: OpenCSD's index of it, see the public
+    // opencsd_index; dstream: the capture has DSTREAM footers), or unknown_offset.
+    std::uint64_t offset_of(std::uint64_t at, bool opencsd, bool dstream) const noexcept {
+      // A source without data: OpenCSD gives its end of trace index 0.
+      if (frames == 0) return opencsd && at == 0 ? 0 : unknown_offset;
       // The end of the stream (where an end-of-trace element sits): after its last byte.
       if (at == delivered + current_size && at != 0) {
-        const std::uint64_t last = input_offset(at - 1);
+        const std::uint64_t last = offset_of(at - 1, opencsd, dstream);
         return last == unknown_offset ? last : last + 1;
       }
       if (at > delivered + current_size) return unknown_offset;
@@ -173,11 +194,19 @@ class decode_tree {
       }
       const frame_entry& e = entry(lo);
       unsigned k = static_cast<unsigned>(at - e.stream_pos);  // < bytes in the frame (<= 15)
-      unsigned m = e.mask;
-      for (; k != 0; --k) m &= m - 1;  // drop the k lowest set bits: the byte is the next
-      unsigned b = 0;
-      while (b < 15 && !((m >> b) & 1u)) ++b;
-      return e.input_at + b;
+      if (!opencsd) {
+        unsigned m = e.mask;
+        for (; k != 0; --k) m &= m - 1;  // drop the k lowest set bits: the byte is the next
+        unsigned b = 0;
+        while (b < 15 && !((m >> b) & 1u)) ++b;
+        return e.input_at + b;
+      }
+      // OpenCSD numbers a source's bytes in a frame from the frame's offset, or from the ID
+      // byte that switched to it (an entry holds one such segment), counting data bytes only;
+      // in a DSTREAM capture, without the 8-byte footers.
+      const std::uint64_t frame =
+          dstream ? e.input_at - (dstream_block - dstream_stream) * (e.input_at / dstream_block) : e.input_at;
+      return frame + e.segment + k;
     }
     const frame_entry& entry(std::uint64_t i) const noexcept { return history[i & (HistoryFrames - 1)]; }
 
@@ -186,7 +215,8 @@ class decode_tree {
       for (std::size_t j = 0; j < b.frames; ++j) {
         const std::uint16_t m = b.frame_masks[j];
         if (m == 0) continue;
-        history[frames++ & (HistoryFrames - 1)] = {pos, b.offset + frame_size * j, m};
+        history[frames++ & (HistoryFrames - 1)] = {pos, b.offset + frame_size * j, m,
+                                                   j == 0 ? b.first_segment : std::uint8_t{0}};
         for (unsigned v = m; v != 0; v &= v - 1) ++pos;  // its bytes
       }
       current = b.bytes;

@@ -112,6 +112,11 @@ struct data_batch {
   std::uint64_t offset = 0;
   const std::uint16_t* frame_masks = nullptr;
   std::size_t frames = 0;
+  // Where the source's segment of frame 0 began, as OpenCSD 1.8.0's deformatter numbers a
+  // source's bytes (from the frame's offset plus this, counting data bytes only): the place in
+  // the frame of the ID byte that switched to the source, or 0 when the source was current at
+  // the start of the frame (every later frame of a batch). decode_tree::opencsd_index uses it.
+  std::uint8_t first_segment = 0;
 
   // The input offset of bytes[i] (i < size). Like the offset of a run: the frame's offset plus
   // the byte's place in the frame (in a TPIU stream, HSYNCs inside the frame are not counted).
@@ -327,6 +332,7 @@ class deformatter {
     bool open = false;       // the current frame has its entry (its mask) in the batch
     std::size_t size = 0, frames = 0;
     std::uint64_t offset = 0;
+    std::uint8_t first_segment = 0;
     std::uint16_t masks[batch_frames];
     std::uint8_t bytes[batch_frames * 15 + 2 * frame_size];
 
@@ -336,7 +342,10 @@ class deformatter {
     }
     constexpr void entry(deformatter& d, std::uint64_t frame_at) noexcept {
       if (frames != 0 && frame_at != offset + frame_size * frames) flush(d);  // not the next frame
-      if (frames == 0) offset = frame_at;
+      if (frames == 0) {
+        offset = frame_at;
+        first_segment = d.segment_;
+      }
       masks[frames++] = 0;
       open = true;
     }
@@ -360,7 +369,7 @@ class deformatter {
     constexpr void flush(deformatter& d) noexcept {
       if (size != 0)
         on_data(data_batch{d.id_, static_cast<const std::uint8_t*>(bytes), size, offset,
-                           static_cast<const std::uint16_t*>(masks), frames});
+                           static_cast<const std::uint16_t*>(masks), frames, first_segment});
       size = frames = 0;
       open = false;
     }
@@ -408,7 +417,10 @@ class deformatter {
     while (size - i >= frame_size) {
       if (known_ && valid_trace_id(id_)) {
         if (out.frames == batch_frames) out.flush(*this);
-        if (out.frames == 0) out.offset = base + i;
+        if (out.frames == 0) {
+          out.offset = base + i;
+          out.first_segment = 0;
+        }
         const std::size_t room = batch_frames - out.frames;
         const std::size_t left = (size - i) / frame_size;
         const std::size_t n = room < left ? room : left;
@@ -603,6 +615,7 @@ class deformatter {
         dropped_ += 15;
         return;
       }
+      segment_ = 0;
       out.begin_frame(*this, at);
       out.whole(*this, detail::unpacked(w0, w1, f[15]), at);
       out.end_frame(*this);
@@ -619,15 +632,21 @@ class deformatter {
     const unsigned aux = f[15];
     out.begin_frame(*this, at);
     unsigned pos = 0;
+    segment_ = 0;       // the current source's segment began with the frame
+    bool took = false;  // the current segment has bytes
     for (; id_bits != 0; id_bits &= id_bits - 1) {
       const unsigned k = detail::lowest_bit(id_bits), p = 2 * k;
       // aux bit k = 1: the change takes effect after byte 2k + 1 (still the current source's)
       const bool delayed = ((aux >> k) & 1u) != 0 && k < 7;
-      take(out, u, at, pos, p, delayed ? p + 1 : 0);
+      took = take(out, u, at, pos, p, delayed ? p + 1 : 0) || took;
       const std::uint8_t id = static_cast<std::uint8_t>(f[p] >> 1);
       if (id != id_ || !known_) {
         out.flush(*this);
         switch_to(id, at + p, on_error);
+        // OpenCSD's numbering: a segment begins at this ID byte, unless the one before it got
+        // no bytes (then the new source takes over that one's start).
+        if (took) segment_ = static_cast<std::uint8_t>(p);
+        took = false;
       }
       pos = p + (delayed ? 2 : 1);
     }
@@ -636,16 +655,18 @@ class deformatter {
   }
 
   // Bytes [pos, end) and byte `extra` (if not 0) of the unpacked frame: the current source's.
+  // True when there were any.
   template <class Out>
-  constexpr void take(Out& out, const detail::frame_words& u, std::uint64_t at, unsigned pos, unsigned end,
+  constexpr bool take(Out& out, const detail::frame_words& u, std::uint64_t at, unsigned pos, unsigned end,
                       unsigned extra) noexcept {
     const unsigned n = end - pos + (extra != 0 ? 1u : 0u);
-    if (n == 0) return;
+    if (n == 0) return false;
     if (!known_ || !valid_trace_id(id_)) {
       dropped_ += n;
-      return;
+      return true;
     }
     out.append(*this, u, at, pos, end, extra);
+    return true;
   }
 
   template <class OnError>
@@ -666,6 +687,7 @@ class deformatter {
   bool synced_;            // frame alignment known (always for memory-aligned frames)
   bool known_ = false;     // an ID byte has been seen
   std::uint8_t id_ = 0;    // the current trace ID
+  std::uint8_t segment_ = 0;  // in the current frame: where the current source's segment began
   std::uint8_t frame_[frame_size]{};
   std::size_t have_ = 0;   // bytes of frame_ filled
   std::uint64_t frame_at_ = 0;
