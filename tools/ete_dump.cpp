@@ -488,6 +488,25 @@ const ete::decoder_stats& stats_of(const ete::flow_decoder<ete::runtime_config>&
 
 constexpr std::size_t max_formatted_sources = 64;
 
+// Reads f (the capture at `path`) in 64 KiB chunks, a multiple of 16 and of 512 so that
+// frames stay whole, passing each to feed(bytes, n), which returns false to stop (exit_io: its
+// output failed). exit_ok at the end of f, exit_io (said on stderr) when f cannot be read.
+template <class Feed>
+int read_capture(std::FILE* f, const std::string& path, Feed&& feed) {
+  std::vector<std::uint8_t> chunk(65536);
+  for (;;) {
+    errno = 0;
+    const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), f);
+    if (n == 0) {
+      if (!std::ferror(f)) return exit_ok;
+      std::fprintf(stderr, "ete-dump: cannot read trace buffer %s: %s\n", path.c_str(),
+                   ete::snapshot::errno_reason(errno).c_str());
+      return exit_io;
+    }
+    if (!feed(chunk.data(), n)) return exit_io;
+  }
+}
+
 // Decodes the formatted buffer b (its file already opened as f) with one Decoder per source.
 template <class Decoder>
 int decode_formatted(std::FILE* f, const ete::snapshot::buffer& b, tracecodec::coresight::frame_format form,
@@ -534,21 +553,11 @@ int decode_formatted(std::FILE* f, const ete::snapshot::buffer& b, tracecodec::c
     const int id = d.code == cs::error_code::unrouted_data ? tree->unrouted_id() : -1;
     put_line(json ? cs::format_json(d, session, id) : cs::format_text(d, id));
   };
-  std::vector<std::uint8_t> chunk(65536);  // a multiple of 16 and of 512: frames stay whole
-  for (;;) {
-    errno = 0;
-    const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), f);
-    if (n == 0) {
-      if (std::ferror(f)) {
-        std::fprintf(stderr, "ete-dump: cannot read trace buffer %s: %s\n", b.path.c_str(),
-                     ete::snapshot::errno_reason(errno).c_str());
-        return exit_io;
-      }
-      break;
-    }
-    tree->decode_part(chunk.data(), n, on_item, on_error, on_frame_error);
-    if (output_failed()) return exit_io;
-  }
+  const int read = read_capture(f, b.path, [&](const std::uint8_t* data, std::size_t n) {
+    tree->decode_part(data, n, on_item, on_error, on_frame_error);
+    return !output_failed();
+  });
+  if (read != exit_ok) return read;
   tree->decode_end(on_item, on_error, on_frame_error);
   for (auto& pr : printers)
     if (pr) pr->flush();
@@ -690,13 +699,17 @@ int run_snapshot(const std::string& dir, bool json) {
   return finish_output(status);
 }
 
+// exit_usage (said on stderr) when the command line's registers cannot be decoded, else exit_ok.
+int refuse_config(const ete::registers& regs) {
+  const std::string invalid = config_error(regs);
+  if (invalid.empty()) return exit_ok;
+  std::fprintf(stderr, "ete-dump: %s: %s\n", invalid.c_str(), describe(regs).c_str());
+  return exit_usage;
+}
+
 // FILE --trcidr0 ...
 int run_file(const std::string& path, const ete::registers& regs, bool json) {
-  const std::string invalid = config_error(regs);
-  if (!invalid.empty()) {
-    std::fprintf(stderr, "ete-dump: %s: %s\n", invalid.c_str(), describe(regs).c_str());
-    return exit_usage;
-  }
+  if (const int s = refuse_config(regs); s != exit_ok) return s;
   const std::string header =
       g_opencsd ? std::string()
                 : "# session 0: " + path + ", " + size_text(path) + ", " + describe(regs);
@@ -710,11 +723,7 @@ int usage_error(const char* fmt, const char* arg);
 int run_formatted_file(const std::string& path, tracecodec::coresight::frame_format form,
                        const char* form_name, const ete::registers& regs, bool json) {
   namespace cs = tracecodec::coresight;
-  const std::string invalid = config_error(regs);
-  if (!invalid.empty()) {
-    std::fprintf(stderr, "ete-dump: %s: %s\n", invalid.c_str(), describe(regs).c_str());
-    return exit_usage;
-  }
+  if (const int s = refuse_config(regs); s != exit_ok) return s;
   std::vector<std::uint8_t> ids;  // the trace IDs to decode
   if (g_only_id >= 0) {
     if (!cs::valid_trace_id(static_cast<std::uint8_t>(g_only_id)))
@@ -738,21 +747,12 @@ int run_formatted_file(const std::string& path, tracecodec::coresight::frame_for
     cs::deformatter d(form);
     auto on_data = [&](const cs::data_batch& b) { seen[b.id & 0x7f] = true; };
     auto on_error = [](const cs::diagnostic&) {};
-    std::vector<std::uint8_t> chunk(65536);
-    for (;;) {
-      errno = 0;
-      const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), f);
-      if (n == 0) break;
-      d.decode_part(chunk.data(), n, on_data, on_error);
-    }
-    const bool failed = std::ferror(f) != 0;
-    const int err = errno;
+    const int read = read_capture(f, path, [&](const std::uint8_t* data, std::size_t n) {
+      d.decode_part(data, n, on_data, on_error);
+      return true;
+    });
     std::fclose(f);
-    if (failed) {
-      std::fprintf(stderr, "ete-dump: cannot read %s: %s\n", path.c_str(),
-                   ete::snapshot::errno_reason(err).c_str());
-      return exit_io;
-    }
+    if (read != exit_ok) return read;
     d.decode_end(on_data, on_error);
     for (unsigned id = 0; id < 128; ++id)
       if (seen[id]) ids.push_back(static_cast<std::uint8_t>(id));
