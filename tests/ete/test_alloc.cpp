@@ -10,6 +10,7 @@
 #include "flow_model.hpp"
 
 #include <tracecodec/ete/element/compressor.hpp>
+#include <tracecodec/ete/element/producer.hpp>
 #include <tracecodec/ete/element/reader.hpp>
 
 namespace {
@@ -127,6 +128,30 @@ TEST_CASE("element decode, resolution and compression allocate nothing") {
   CHECK(n > 0);
   CHECK(committed == 2000);
   CHECK(after == before);
+}
+
+// The producer API writes into the caller's buffer and hands chunks to a function: no
+// allocation on the way.
+namespace {
+std::size_t producer_bytes = 0;
+void count_chunk(void*, const std::uint8_t*, std::size_t n) noexcept { producer_bytes += n; }
+}  // namespace
+TEST_CASE("the producer allocates nothing") {
+  static std::uint8_t buffer[64];
+  static producer<fixed_config<presets::ete_1_0>> p(buffer, sizeof buffer, count_chunk);
+  const long before = g_allocs.load();
+  CHECK(p.start(trace_start{.address = 0x80000000u}) == error_code::ok);
+  for (unsigned i = 0; i < 3000; ++i) {
+    CHECK(p.branch(i % 5 != 0) == error_code::ok);
+    if (i % 9 == 0) CHECK(p.indirect_branch(0x80000000u + 4 * (i % 300)) == error_code::ok);
+    if (i % 40 == 0) CHECK(p.exception(exception_number::irq, 0x80000100u, 0x80000400u) == error_code::ok);
+    if (i % 50 == 0) CHECK(p.timestamp(1000 + i) == error_code::ok);
+    if (i % 700 == 0) CHECK(p.sync() == error_code::ok);
+  }
+  CHECK(p.flush() == error_code::ok);
+  CHECK(g_allocs.load() == before);
+  CHECK(producer_bytes == p.bytes_out());
+  CHECK(producer_bytes > 500);
 }
 
 // A whole trace as a trace unit would write it (flow_model: a random A64 program, exceptions,

@@ -9,9 +9,14 @@
 //
 // Input: either a stage-1 element stream (element_decoder output: speculation elements
 // included) or, with input_kind::resolved, a committed stream (resolver output), for which every
-// P0 element counts as committed and Commit packets are added where needed. Zero allocation:
-// bytes go to a fixed staging buffer that the caller drains into its own buffers; push()
-// refuses an element (buffer_too_small) until enough has been drained, so it resumes cleanly.
+// P0 element counts as committed and Commit packets are added where needed. Zero allocation.
+// Output goes one of two ways:
+// - a staging buffer inside the compressor (Staging bytes) that the caller drains into its
+//   own buffers; push() refuses an element (buffer_too_small) until enough has been drained,
+//   so it resumes cleanly;
+// - the caller's buffer (compressor_output), handed to a chunk sink whenever the next packet
+//   might not fit (a full chunk) and at flush_output(). Staging may then be 0: no staging
+//   buffer at all, as a firmware producer (producer.hpp) wants.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +33,21 @@ namespace tracecodec::ete {
 
 enum class input_kind : std::uint8_t { stage1, resolved };
 
+// Where a compressor's chunks go (a ring buffer, a UART, a DMA channel, a file): `size` bytes
+// at `data`, a whole chunk of the caller's buffer, or what is left at flush_output(). The
+// bytes may be reused once the call returns.
+using chunk_sink = void (*)(void* context, const std::uint8_t* data, std::size_t size) noexcept;
+
+// The caller's output buffer and the sink its full chunks go to. The buffer must hold at
+// least compressor_output::min_size bytes (one packet of any kind).
+struct compressor_output {
+  static constexpr std::size_t min_size = 32;
+  std::uint8_t* buffer = nullptr;
+  std::size_t size = 0;
+  chunk_sink sink = nullptr;
+  void* context = nullptr;
+};
+
 struct compressor_options {
   input_kind input = input_kind::stage1;
   // Insert A-Sync + Trace Info after this many output bytes (0: only where the input has
@@ -35,25 +55,53 @@ struct compressor_options {
   std::uint32_t sync_interval = 0;
 };
 
-template <class Config = runtime_config>
+// Staging: bytes of the staging buffer (the push/drain form); 0 for a compressor that only
+// writes to a compressor_output.
+template <class Config = runtime_config, std::size_t Staging = 1024>
 class compressor {
  public:
-  static constexpr std::size_t staging_size = 1024;
+  static constexpr std::size_t staging_size = Staging;
   static constexpr std::size_t max_element_bytes = 320;  // worst case one push() can produce
+  static_assert(Staging == 0 || Staging >= max_element_bytes,
+                "a staging buffer must hold what one push() can produce");
 
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
-  constexpr explicit compressor(compressor_options o = {}) noexcept : opt_(o) {}
+  constexpr explicit compressor(compressor_options o = {}) noexcept : opt_(o) {
+    static_assert(Staging != 0, "without a staging buffer, give a compressor_output");
+  }
   constexpr compressor(const registers& r, compressor_options o = {}) noexcept
-      : enc_(r), opt_(o) {}
+      : enc_(r), opt_(o) {
+    static_assert(Staging != 0, "without a staging buffer, give a compressor_output");
+  }
+  // Output to the caller's buffer, full chunks to out.sink (flush_output() for the rest).
+  template <class C = Config, class = std::enable_if_t<C::is_fixed>>
+  constexpr explicit compressor(const compressor_output& out, compressor_options o = {}) noexcept
+      : opt_(o), out_(out) {}
+  constexpr compressor(const registers& r, const compressor_output& out,
+                       compressor_options o = {}) noexcept
+      : enc_(r), opt_(o), out_(out) {}
 
   constexpr const config& cfg() const noexcept { return enc_.cfg(); }
+  // Bytes written and not yet drained (or handed to the sink).
   constexpr std::size_t pending() const noexcept { return len_; }
   constexpr std::uint64_t bytes_out() const noexcept { return total_; }
-
-  // Takes one element. buffer_too_small: drain() first; the element was not taken.
-  constexpr error_code push(const element& e) noexcept {
+  // ok, or why nothing can be compressed: the configuration (invalid_config), or an output
+  // buffer below compressor_output::min_size or without a sink (buffer_too_small).
+  constexpr error_code status() const noexcept {
     if (enc_.status() != error_code::ok) return enc_.status();
-    if (staging_size - len_ < max_element_bytes) return error_code::buffer_too_small;
+    if (out_.buffer != nullptr &&
+        (out_.size < compressor_output::min_size || out_.sink == nullptr))
+      return error_code::buffer_too_small;
+    if (Staging == 0 && out_.buffer == nullptr) return error_code::buffer_too_small;
+    return error_code::ok;
+  }
+
+  // Takes one element. buffer_too_small (staging buffer only): drain() first; the element was
+  // not taken.
+  constexpr error_code push(const element& e) noexcept {
+    if (const error_code s = status(); s != error_code::ok) return s;
+    if (out_.buffer == nullptr && Staging - len_ < max_element_bytes)
+      return error_code::buffer_too_small;
     if (e.kind == element_kind::atom && e.count > 32) return error_code::unencodable;  // a run
     err_ = error_code::ok;
     take(e);
@@ -63,8 +111,11 @@ class compressor {
 
   // Flushes everything held back. With commit_all, also commits every outstanding P0 element
   // (a resolved input is fully committed); otherwise only the commits the input asked for.
+  // (With a compressor_output, flush_output() then hands the bytes to the sink.)
   constexpr error_code finish(bool commit_all = false) noexcept {
-    if (staging_size - len_ < max_element_bytes) return error_code::buffer_too_small;
+    if (const error_code s = status(); s != error_code::ok) return s;
+    if (out_.buffer == nullptr && Staging - len_ < max_element_bytes)
+      return error_code::buffer_too_small;
     err_ = error_code::ok;
     flush_all();
     if (commit_all) in_depth_ = 0;
@@ -72,23 +123,50 @@ class compressor {
     return err_;
   }
 
+  // A periodic synchronization point now (A-Sync, Trace Info, the current context), as
+  // compressor_options::sync_interval makes them.
+  constexpr error_code sync() noexcept {
+    if (const error_code s = status(); s != error_code::ok) return s;
+    if (out_.buffer == nullptr && Staging - len_ < max_element_bytes)
+      return error_code::buffer_too_small;
+    err_ = error_code::ok;
+    periodic_sync();
+    return err_;
+  }
+
   // Moves up to `capacity` staged bytes to `out`; returns the count.
   constexpr std::size_t drain(std::uint8_t* out, std::size_t capacity) noexcept {
+    std::uint8_t* const b = base();
     const std::size_t n = capacity < len_ ? capacity : len_;
-    for (std::size_t i = 0; i < n; ++i) out[i] = buf_[i];
-    for (std::size_t i = n; i < len_; ++i) buf_[i - n] = buf_[i];
+    for (std::size_t i = 0; i < n; ++i) out[i] = b[i];
+    for (std::size_t i = n; i < len_; ++i) b[i - n] = b[i];
     len_ -= n;
     return n;
   }
 
+  // With a compressor_output: the bytes written so far go to the sink (a last, partial chunk).
+  constexpr void flush_output() noexcept {
+    if (out_.sink != nullptr && len_ != 0) hand_over();
+  }
+
  private:
   // ---- output -------------------------------------------------------------------------
+  constexpr std::uint8_t* base() noexcept { return out_.buffer != nullptr ? out_.buffer : buf_; }
+  constexpr std::size_t capacity() const noexcept {
+    return out_.buffer != nullptr ? out_.size : Staging;
+  }
+  constexpr void hand_over() noexcept {
+    out_.sink(out_.context, out_.buffer, len_);
+    len_ = 0;
+  }
   constexpr void put(const packet& p) noexcept {
     if (!started_) {  // a decoder needs an A-Sync before anything else (D5.4 R_VRKLP)
       started_ = true;
       if (p.kind != packet_kind::async) put(make(packet_kind::async));
     }
-    const encode_result r = enc_.encode(p, buf_ + len_, staging_size - len_);
+    // A full chunk: any packet fits in min_size bytes (an A-Sync made here is 12).
+    if (out_.buffer != nullptr && out_.size - len_ < compressor_output::min_size) hand_over();
+    const encode_result r = enc_.encode(p, base() + len_, capacity() - len_);
     if (!r) {
       if (err_ == error_code::ok) err_ = r.error;
       return;
@@ -143,26 +221,38 @@ class compressor {
     return static_cast<std::uint32_t>(x & ((std::uint64_t{1} << l) - 1));
   }
 
-  // Shortest packing of atoms [0, n): returns the packet count; fills `len` so that the last
-  // packet covers [n - len[n], n). Every atom packet is one byte, and the fewest packets for
-  // a prefix never exceed those for a longer one (a valid packet cut short is still one:
+  // Shortest packing of atoms [0, n). Every atom packet is one byte, and the fewest packets
+  // for a prefix never exceed those for a longer one (a valid packet cut short is still one:
   // formats 4/5 shortened are format 3/4, format 6 shortened is format 6 or 1-3). So the
-  // longest packet that can end at atom i is the best last packet: O(n), no search.
-  constexpr unsigned pack(unsigned n, std::uint16_t* best, std::uint8_t* len) const noexcept {
-    best[0] = 0;
-    unsigned erun = 0;  // E atoms in a row ending just before atom i - 1
-    for (unsigned i = 1; i <= n; ++i) {
-      unsigned l = i < 3 ? i : 3;  // formats 1-3: any pattern
-      if (i >= 4 && fits(i - 4, 4)) l = 4;
-      if (i >= 5 && fits(i - 5, 5)) l = 5;
-      // Format 6: E^(l-1) then any atom, 4 <= l <= 24.
-      const unsigned f6 = erun + 1 < 24 ? erun + 1 : 24;
-      if (f6 >= 4 && f6 > l) l = f6;
-      best[i] = static_cast<std::uint16_t>(best[i - l] + 1u);
-      len[i] = static_cast<std::uint8_t>(l);
-      erun = atom_at(i - 1) ? erun + 1 : 0;
-    }
-    return best[n];
+  // longest packet that can end at atom i is the best last packet, and the packing is found
+  // from the end, a packet at a time: no table per atom, a few words of stack.
+  //
+  // The longest packet that can end just before atom i (covering [i - l, i)), i >= 1.
+  constexpr unsigned longest_ending_at(unsigned i) const noexcept {
+    unsigned l = i < 3 ? i : 3;  // formats 1-3: any pattern
+    if (i >= 4 && fits(i - 4, 4)) l = 4;
+    if (i >= 5 && fits(i - 5, 5)) l = 5;
+    // Format 6: E^(l-1) then any atom, 4 <= l <= 24: the E atoms in a row ending at i - 2.
+    const unsigned window = i - 1 < 23 ? i - 1 : 23;
+    const unsigned f6 = e_run_before(i - 1, window) + 1;
+    if (f6 >= 4 && f6 > l) l = f6;
+    return l;
+  }
+  // How many of the `window` atoms before atom `end` (at most 23) are E atoms in a row ending
+  // at atom end - 1.
+  constexpr unsigned e_run_before(unsigned end, unsigned window) const noexcept {
+    if (window == 0) return 0;
+    const std::uint32_t n = ~atom_bits(end - window, window) & ((1u << window) - 1u);
+    if (n == 0) return window;
+    unsigned top = 31;  // the most recent N atom
+    while (((n >> top) & 1u) == 0) --top;
+    return window - 1 - top;
+  }
+  // Packets in the shortest packing of atoms [0, n).
+  constexpr unsigned packet_count(unsigned n) const noexcept {
+    unsigned k = 0;
+    for (unsigned i = n; i > 0; i -= longest_ending_at(i)) ++k;
+    return k;
   }
   // Can atoms [at, at+l) form one atom packet?
   constexpr bool fits(unsigned at, unsigned l) const noexcept {
@@ -189,18 +279,17 @@ class compressor {
       default: return packet_kind::atom_f6;
     }
   }
-  // Emits atoms [0, n) in the shortest packing.
+  // Emits atoms [0, n) in the shortest packing: the packets' ends are found from the end
+  // (one bit per atom marks where a packet ends), then the packets go out in order.
   constexpr void emit_atoms(unsigned n) noexcept {
     if (n == 0) return;
-    std::uint16_t best[max_atoms + 1]{};
-    std::uint8_t len[max_atoms + 1]{};
-    pack(n, best, len);
-    unsigned cuts[max_atoms + 1];
-    unsigned k = 0;
-    for (unsigned i = n; i > 0; i -= len[i]) cuts[k++] = i;
+    std::uint64_t ends[max_atoms / 64 + 1]{};
+    for (unsigned i = n; i > 0; i -= longest_ending_at(i))
+      ends[(i - 1) / 64] |= std::uint64_t{1} << ((i - 1) % 64);
     unsigned from = 0;
-    while (k > 0) {
-      const unsigned to = cuts[--k];
+    while (from < n) {
+      unsigned to = from + 1;  // the packet ends after the first marked atom at or after from
+      while (((ends[(to - 1) / 64] >> ((to - 1) % 64)) & 1u) == 0) ++to;
       const std::uint32_t bits = atom_bits(from, to - from);
       packet p = make(atom_kind(to - from, bits));
       p.atoms = bits;
@@ -217,15 +306,12 @@ class compressor {
   // Tail of the pending atoms a Mispredict / Cancel format 2 packet can carry: -, E, EE, N.
   // Returns the field A, choosing the tail that minimises the total packet count.
   constexpr unsigned best_tail(bool cancel_f3) noexcept {
-    std::uint16_t best[max_atoms + 1]{};
-    std::uint8_t len[max_atoms + 1]{};
     const unsigned n = natoms_;
-    pack(n, best, len);
-    unsigned choice = 0, cost = best[n];
+    unsigned choice = 0, cost = packet_count(n);
     auto consider = [&](unsigned t, unsigned a) {
       if (t > n) return;
-      if (best[n - t] < cost) {
-        cost = best[n - t];
+      if (const unsigned c = packet_count(n - t); c < cost) {
+        cost = c;
         choice = a;
       }
     };
@@ -667,7 +753,7 @@ class compressor {
         if (last_event_len_ && len_ >= 1 && (last_event_bits_ >> e.number) == 0 &&
             last_event_at_ == total_ && e.number < cfg().numevent) {  // only implemented events
           const std::uint8_t bits = static_cast<std::uint8_t>(last_event_bits_ | (1u << e.number));
-          buf_[len_ - 1] = static_cast<std::uint8_t>(0x70 | bits);
+          base()[len_ - 1] = static_cast<std::uint8_t>(0x70 | bits);
           last_event_bits_ = bits;
           return;
         }
@@ -756,7 +842,8 @@ class compressor {
   encoder<Config> enc_{};
   compressor_options opt_{};
   error_code err_ = error_code::ok;
-  std::uint8_t buf_[staging_size]{};
+  compressor_output out_{};
+  std::uint8_t buf_[Staging ? Staging : 1]{};
   std::size_t len_ = 0;
   std::uint64_t total_ = 0;
   std::uint64_t abits_[max_atoms / 64 + 2]{};  // pending atoms, bit i = atom i, 1 = E

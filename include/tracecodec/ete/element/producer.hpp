@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: Apache-2.0
+// The producer API: a program, a simulator or a probe says what the PE did, one call per
+// event (a branch taken or not, an indirect branch, an exception, a context change, a
+// timestamp, ...), and gets the shortest legal ETE stream for its trace unit, written into its
+// own buffer and handed over a chunk at a time (a ring buffer, a UART, a DMA channel, a file).
+// Each call makes the committed elements (D2) the trace unit would have traced and passes
+// them to the element compressor (compressor.hpp, D6.11); no packet formats to know. For
+// firmware: no heap, no exceptions, a small fixed stack; the configuration is fixed at compile
+// time so that what it does not use is left out.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "../error.hpp"
+#include "../packet/config.hpp"
+#include "../packet/packet.hpp"
+#include "compressor.hpp"
+#include "element.hpp"
+
+namespace tracecodec::ete {
+
+// The instruction set an address is in (D5.13 R_ROXBO): A64 in AArch64; A32 or T32 in AArch32.
+enum class code_set : std::uint8_t { a64, a32, t32 };
+
+// Where tracing starts: the first instruction's address, its instruction set and the PE
+// context (exception level, security state, AArch64 or not, context ID, VMID).
+struct trace_start {
+  std::uint64_t address = 0;
+  code_set set = code_set::a64;
+  context ctx{.el = 1, .ns = true, .sf = true};
+  bool cycle_counting = false;  // Trace Info: cycle counting on (Cycle Count packets follow)
+};
+
+struct producer_options {
+  // A synchronization point (A-Sync, Trace Info, the current context) after this many output
+  // bytes, so that a decoder can start in the middle of a long trace (0: only at start()).
+  std::uint32_t sync_interval = 0;
+};
+
+// Exception numbers of the Exception element (D5.13 TYPE), for exception().
+namespace exception_number {
+inline constexpr std::uint16_t reset = 0x00;
+inline constexpr std::uint16_t debug_halt = 0x01;
+inline constexpr std::uint16_t call = 0x02;  // SVC, HVC, SMC
+inline constexpr std::uint16_t trap = 0x03;
+inline constexpr std::uint16_t system_error = 0x04;
+inline constexpr std::uint16_t inst_debug = 0x06;
+inline constexpr std::uint16_t data_debug = 0x07;
+inline constexpr std::uint16_t alignment = 0x0a;
+inline constexpr std::uint16_t inst_fault = 0x0b;
+inline constexpr std::uint16_t data_fault = 0x0c;
+inline constexpr std::uint16_t irq = 0x0e;
+inline constexpr std::uint16_t fiq = 0x0f;
+}  // namespace exception_number
+
+// Config: fixed_config<registers{...}> (firmware) or runtime_config. The registers say which
+// trace unit the stream claims to come from: a decoder needs the same values.
+template <class Config = runtime_config>
+class producer {
+ public:
+  // Bytes go into buffer[0, size) (at least compressor_output::min_size); each time the next
+  // packet might not fit, the bytes so far go to sink(sink_context, data, n) and the buffer
+  // starts again; flush() hands over what is left.
+  template <class C = Config, class = std::enable_if_t<C::is_fixed>>
+  constexpr producer(std::uint8_t* buffer, std::size_t size, chunk_sink sink,
+                     void* sink_context = nullptr, producer_options o = {}) noexcept
+      : comp_(compressor_output{buffer, size, sink, sink_context}, options(o)) {}
+  constexpr producer(const registers& r, std::uint8_t* buffer, std::size_t size,
+                     chunk_sink sink, void* sink_context = nullptr,
+                     producer_options o = {}) noexcept
+      : comp_(r, compressor_output{buffer, size, sink, sink_context}, options(o)) {}
+
+  // ok, or why nothing will be produced: invalid_config, or buffer_too_small (a buffer below
+  // compressor_output::min_size bytes, or no sink).
+  constexpr error_code status() const noexcept { return comp_.status(); }
+  // Bytes produced so far, handed over or not.
+  constexpr std::uint64_t bytes_out() const noexcept { return comp_.bytes_out(); }
+
+  // Tracing starts (or starts again after a gap) at s.address: A-Sync, Trace Info, Trace On,
+  // the context and the address (D6.3: the elements a trace unit makes when trace turns on).
+  constexpr error_code start(const trace_start& s) noexcept {
+    set_ = s.set;
+    sf_ = s.ctx.sf;
+    element info = make(element_kind::trace_info);
+    if (s.cycle_counting) info.flags = element_flag::cc_enabled;
+    error_code e = comp_.push(info);
+    if (e == error_code::ok) e = comp_.push(make(element_kind::trace_on));
+    if (e == error_code::ok) e = context_change(s.ctx, s.address, s.set);
+    return e;
+  }
+
+  // A direct branch (B, BL, B.cond, CBZ, ...): taken (E atom) or not taken (N atom). The
+  // decoder knows its target from the program image (D9.5.4), so none is traced.
+  constexpr error_code branch(bool taken) noexcept {
+    element a = make(element_kind::atom);
+    a.taken = taken;
+    a.p0 = true;
+    return comp_.push(a);
+  }
+  // Up to 32 direct branches at once, the oldest in bit 0 of taken_bits (1 = taken).
+  constexpr error_code branches(std::uint32_t taken_bits, unsigned count) noexcept {
+    if (count == 0 || count > 32) return error_code::unencodable;
+    element a = make(element_kind::atom);
+    a.count = count;
+    a.atom_bits = count == 32 ? taken_bits : taken_bits & ((1u << count) - 1u);
+    a.p0 = true;
+    return comp_.push(a);
+  }
+  // An indirect branch (BX, BLX register, RET, LDR pc, POP {pc}, ...) taken to `target`: an E
+  // atom and the target address (D9.5.8). An indirect branch not taken is branch(false).
+  constexpr error_code indirect_branch(std::uint64_t target) noexcept {
+    return indirect_branch(target, set_);
+  }
+  // ... to an address in another instruction set (an interworking branch, BX to A32 code).
+  constexpr error_code indirect_branch(std::uint64_t target, code_set set) noexcept {
+    if (!aligned(target, set)) return error_code::unencodable;
+    error_code e = branch(true);
+    if (e == error_code::ok) e = comp_.push(target_element(target, set));
+    if (e == error_code::ok) set_ = set;
+    return e;
+  }
+  // An exception (D2.2.2, number 0-31): taken at `return_address` (the preferred exception return
+  // address: the next instruction to execute for an interrupt, the faulting one for a fault,
+  // Table D2.1), executing from `handler` (the vector) on.
+  constexpr error_code exception(std::uint16_t number, std::uint64_t return_address,
+                                 std::uint64_t handler) noexcept {
+    return exception(number, return_address, handler, set_);
+  }
+  constexpr error_code exception(std::uint16_t number, std::uint64_t return_address,
+                                 std::uint64_t handler, code_set handler_set) noexcept {
+    if (number > 31 || !aligned(return_address, set_) || !aligned(handler, handler_set))
+      return error_code::unencodable;
+    element x = make(element_kind::exception);
+    x.exception_type = number;
+    x.address = mask(align(return_address, set_));
+    x.sub_isa = set_ == code_set::t32 ? isa::is1 : isa::is0;
+    x.p0 = true;
+    error_code e = comp_.push(x);
+    if (e == error_code::ok) e = comp_.push(target_element(handler, handler_set));
+    if (e == error_code::ok) set_ = handler_set;
+    return e;
+  }
+  // An exception with a context change on the way (another exception level or security
+  // state): the new context comes before the handler's address (D5.13, Exception with
+  // context).
+  constexpr error_code exception(std::uint16_t number, std::uint64_t return_address,
+                                 std::uint64_t handler, code_set handler_set,
+                                 const context& ctx) noexcept {
+    if (number > 31 || !aligned(return_address, set_) || !aligned(handler, handler_set))
+      return error_code::unencodable;
+    element x = make(element_kind::exception);
+    x.exception_type = number;
+    x.address = mask(align(return_address, set_));
+    x.sub_isa = set_ == code_set::t32 ? isa::is1 : isa::is0;
+    x.p0 = true;
+    error_code e = comp_.push(x);
+    if (e == error_code::ok) e = context_change(ctx, handler, handler_set);
+    return e;
+  }
+  // An exception return (ERET; on M profile the EXC_RETURN branch) back to `to`: an indirect
+  // branch, taken (D3: ERET is a P0 instruction).
+  constexpr error_code exception_return(std::uint64_t to) noexcept { return indirect_branch(to, set_); }
+  constexpr error_code exception_return(std::uint64_t to, code_set set) noexcept {
+    return indirect_branch(to, set);
+  }
+  constexpr error_code exception_return(std::uint64_t to, code_set set,
+                                        const context& ctx) noexcept {
+    if (!aligned(to, set)) return error_code::unencodable;
+    error_code e = branch(true);
+    if (e == error_code::ok) e = context_change(ctx, to, set);
+    return e;
+  }
+  // The context changed (a context switch, an exception level change not traced otherwise):
+  // execution goes on at `address` in `set` (D5.55: a Context element, then the address).
+  constexpr error_code context_change(const context& ctx, std::uint64_t address,
+                                      code_set set) noexcept {
+    if (!aligned(address, set) || ctx.el > 3) return error_code::unencodable;
+    element c = make(element_kind::context);
+    c.ctx = ctx;
+    error_code e = comp_.push(c);
+    sf_ = ctx.sf;
+    if (e == error_code::ok) e = comp_.push(target_element(address, set));
+    if (e == error_code::ok) set_ = set;
+    return e;
+  }
+  // A timestamp (D5.9): only the bits that changed since the last one are sent.
+  constexpr error_code timestamp(std::uint64_t value) noexcept {
+    element t = make(element_kind::timestamp);
+    t.timestamp = value;
+    return comp_.push(t);
+  }
+  // A cycle count (D5.26): cycles since the last one. Needs a trace unit with cycle counting
+  // (TRCIDR0.TRCCCI) and start() with cycle_counting.
+  constexpr error_code cycle_count(std::uint32_t cycles) noexcept {
+    element c = make(element_kind::cycle_count);
+    c.cycles = cycles;
+    return comp_.push(c);
+  }
+  // An ETEEvent (D5.68), 0-3, as far as TRCIDR0.NUMEVENT implements.
+  constexpr error_code event(unsigned number) noexcept {
+    if (number >= comp_.cfg().numevent) return error_code::unencodable;
+    element v = make(element_kind::event);
+    v.number = static_cast<std::uint8_t>(number);
+    return comp_.push(v);
+  }
+  // A synchronization point now: A-Sync, Trace Info and the current context, from where a
+  // decoder can start (producer_options::sync_interval makes them periodically).
+  constexpr error_code sync() noexcept { return comp_.sync(); }
+  // Everything held back (atoms wait to be packed together) goes out, and the bytes written
+  // so far go to the sink. Call before the buffer's contents are needed, e.g. at the end.
+  constexpr error_code flush() noexcept {
+    const error_code e = comp_.finish(true);
+    comp_.flush_output();
+    return e;
+  }
+
+ private:
+  static constexpr element make(element_kind k) noexcept {
+    element e{};
+    e.kind = k;
+    return e;
+  }
+  static constexpr compressor_options options(const producer_options& o) noexcept {
+    compressor_options c{};
+    c.input = input_kind::resolved;  // every call is something the PE did: committed
+    c.sync_interval = o.sync_interval;
+    return c;
+  }
+  // AArch32 addresses are 32 bits (D9.5.4.1).
+  constexpr std::uint64_t mask(std::uint64_t a) const noexcept {
+    return sf_ ? a : a & 0xffffffffu;
+  }
+  // A T32 address as interworking branches and function pointers carry it, bit 0 set, is
+  // the instruction at the address without it.
+  static constexpr std::uint64_t align(std::uint64_t a, code_set set) noexcept {
+    return set == code_set::t32 ? a & ~std::uint64_t{1} : a;
+  }
+  // A64 and A32 instructions are word aligned; a T32 address's bit 0 is dropped (align()).
+  static constexpr bool aligned(std::uint64_t a, code_set set) noexcept {
+    return set == code_set::t32 || (a & 3u) == 0;
+  }
+  constexpr element target_element(std::uint64_t address, code_set set) const noexcept {
+    element t = make(element_kind::target_address);
+    t.address = mask(align(address, set));
+    t.sub_isa = set == code_set::t32 ? isa::is1 : isa::is0;
+    return t;
+  }
+
+  compressor<Config, 0> comp_;
+  code_set set_ = code_set::a64;
+  bool sf_ = true;
+};
+
+}  // namespace tracecodec::ete

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: Apache-2.0
+// The producer API (ete/element/producer.hpp): random sessions of producer calls, decoded back
+// by the element reader, must give the elements each call stands for (written down here from
+// the element definitions, D2, not taken from the producer); chunks arrive in order and fill
+// the caller's buffer; the bytes equal those of the staging-buffer compressor fed the same
+// elements.
+#include <doctest/doctest.h>
+
+#include <tracecodec/ete/element/producer.hpp>
+#include <tracecodec/ete/element/reader.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#include "../common/random.hpp"
+
+namespace {
+using namespace tracecodec::ete;
+
+// What a decoded element says, for comparison: the fields each kind defines.
+struct seen {
+  element_kind kind{};
+  bool taken = false;
+  std::uint64_t address = 0;
+  isa sub_isa = isa::is0;
+  std::uint16_t type = 0;
+  context ctx{};
+  std::uint64_t timestamp = 0;
+  std::uint32_t cycles = 0;
+  std::uint8_t number = 0;
+  bool cc = false;
+  bool operator==(const seen&) const = default;
+};
+
+seen view(const element& e) {
+  seen s;
+  s.kind = e.kind;
+  switch (e.kind) {
+    case element_kind::atom: s.taken = e.taken; break;
+    case element_kind::target_address:
+      s.address = e.address;
+      s.sub_isa = e.sub_isa;
+      break;
+    case element_kind::exception:
+      s.address = e.address;
+      s.sub_isa = e.sub_isa;
+      s.type = e.exception_type;
+      break;
+    case element_kind::context: s.ctx = e.ctx; break;
+    case element_kind::timestamp: s.timestamp = e.timestamp; break;
+    case element_kind::cycle_count: s.cycles = e.cycles; break;
+    case element_kind::event: s.number = e.number; break;
+    case element_kind::trace_info: s.cc = e.is(element_flag::cc_enabled); break;
+    default: break;
+  }
+  return s;
+}
+
+seen expect(element_kind k) {
+  seen s;
+  s.kind = k;
+  return s;
+}
+seen expect_atom(bool taken) {
+  seen s = expect(element_kind::atom);
+  s.taken = taken;
+  return s;
+}
+seen expect_target(std::uint64_t a, bool t32) {
+  seen s = expect(element_kind::target_address);
+  s.address = a;
+  s.sub_isa = t32 ? isa::is1 : isa::is0;
+  return s;
+}
+seen expect_context(const context& c) {
+  seen s = expect(element_kind::context);
+  s.ctx = c;
+  return s;
+}
+
+struct chunks {
+  std::vector<std::uint8_t> bytes;
+  std::vector<std::size_t> sizes;
+};
+void collect(void* c, const std::uint8_t* data, std::size_t n) noexcept {
+  auto* out = static_cast<chunks*>(c);
+  out->bytes.insert(out->bytes.end(), data, data + n);
+  out->sizes.push_back(n);
+}
+
+std::vector<seen> decode_view(const registers& r, const std::vector<std::uint8_t>& bytes,
+                              std::size_t& errors) {
+  std::vector<seen> out;
+  element_reader<> reader(r);
+  reader.decode(
+      bytes.data(), bytes.size(), [&](const element& e) { out.push_back(view(e)); },
+      [&](const diagnostic&) { ++errors; });
+  return out;
+}
+
+// One random session: the calls made, the elements they stand for, and the elements fed to a
+// staging-buffer compressor for the byte comparison.
+struct session {
+  std::vector<seen> expected;
+  std::vector<element> elements;
+};
+
+// Makes random producer calls on `p` (a fixed or run-time producer) and records what each
+// stands for. AArch64 (A64) or AArch32 (A32/T32) as `aarch64` says.
+template <class Producer>
+session random_session(Producer& p, test::splitmix64& rng, bool aarch64, unsigned calls,
+                       unsigned numevent, bool with_sync) {
+  session s;
+  auto el = [&](element_kind k) {
+    element e{};
+    e.kind = k;
+    return e;
+  };
+  auto add_target = [&](std::uint64_t a, bool t32) {
+    s.expected.push_back(expect_target(a, t32));
+    element t = el(element_kind::target_address);
+    t.address = a;
+    t.sub_isa = t32 ? isa::is1 : isa::is0;
+    s.elements.push_back(t);
+  };
+  auto add_context = [&](const context& c) {
+    s.expected.push_back(expect_context(c));
+    element e = el(element_kind::context);
+    e.ctx = c;
+    s.elements.push_back(e);
+  };
+  auto add_atom = [&](bool t) {
+    s.expected.push_back(expect_atom(t));
+    element a = el(element_kind::atom);
+    a.taken = t;
+    a.p0 = true;
+    s.elements.push_back(a);
+  };
+  const std::uint64_t base = aarch64 ? 0xffff800010000000u : 0x00010000u;
+  bool t32 = !aarch64;
+  auto code_address = [&](bool thumb) {
+    std::uint64_t a = base + (rng.next() % 0x4000) * 2;
+    if (!thumb) a &= ~std::uint64_t{3};
+    // Near the last address (short address forms) or anywhere.
+    return a;
+  };
+  context ctx{};
+  ctx.el = aarch64 ? 1 : 0;
+  ctx.ns = true;
+  ctx.sf = aarch64;
+  ctx.context_id = 0x10;
+  ctx.vmid = 0;
+  trace_start st;
+  st.address = code_address(t32);
+  st.set = aarch64 ? code_set::a64 : code_set::t32;
+  st.ctx = ctx;
+  REQUIRE(p.start(st) == error_code::ok);
+  s.expected.push_back(expect(element_kind::trace_info));
+  s.expected.push_back(expect(element_kind::trace_on));
+  s.elements.push_back(el(element_kind::trace_info));
+  s.elements.push_back(el(element_kind::trace_on));
+  add_context(ctx);
+  add_target(st.address, t32);
+  std::uint64_t ts = 1000;
+  for (unsigned i = 0; i < calls; ++i) {
+    const unsigned what = static_cast<unsigned>(rng.next() % 100);
+    if (what < 55) {  // loops: mostly taken
+      const bool taken = rng.next() % 8 != 0;
+      REQUIRE(p.branch(taken) == error_code::ok);
+      add_atom(taken);
+    } else if (what < 62) {
+      const unsigned n = 1 + static_cast<unsigned>(rng.next() % 32);
+      const auto bits = static_cast<std::uint32_t>(rng.next());
+      REQUIRE(p.branches(bits, n) == error_code::ok);
+      for (unsigned k = 0; k < n; ++k) add_atom((bits >> k) & 1u);
+    } else if (what < 72) {
+      const std::uint64_t to = code_address(t32);
+      // Interworking addresses carry the T32 state in bit 0: the producer drops it.
+      REQUIRE(p.indirect_branch(to | (t32 && rng.next() % 2 ? 1u : 0u)) == error_code::ok);
+      add_atom(true);
+      add_target(to, t32);
+    } else if (what < 76) {
+      const std::uint64_t ret = code_address(t32), handler = base + 0x100 * (rng.next() % 16);
+      const std::uint16_t type = rng.next() % 2 ? exception_number::irq : exception_number::call;
+      REQUIRE(p.exception(type, ret, handler) == error_code::ok);
+      element x = el(element_kind::exception);
+      x.exception_type = type;
+      x.address = ret;
+      x.sub_isa = t32 ? isa::is1 : isa::is0;
+      x.p0 = true;
+      seen sx = expect(element_kind::exception);
+      sx.address = ret;
+      sx.sub_isa = x.sub_isa;
+      sx.type = type;
+      s.expected.push_back(sx);
+      s.elements.push_back(x);
+      add_target(handler, t32);
+    } else if (what < 79) {
+      const std::uint64_t to = code_address(t32);
+      REQUIRE(p.exception_return(to) == error_code::ok);
+      add_atom(true);
+      add_target(to, t32);
+    } else if (what < 82) {
+      ctx.context_id = static_cast<std::uint32_t>(rng.next() % 4);
+      ctx.vmid = static_cast<std::uint32_t>(rng.next() % 3);
+      const std::uint64_t to = code_address(t32);
+      REQUIRE(p.context_change(ctx, to, aarch64 ? code_set::a64 : code_set::t32) == error_code::ok);
+      add_context(ctx);
+      add_target(to, t32);
+    } else if (what < 88) {
+      ts += 1 + rng.next() % (rng.next() % 4 == 0 ? 1u << 20 : 64u);
+      REQUIRE(p.timestamp(ts) == error_code::ok);
+      seen t = expect(element_kind::timestamp);
+      t.timestamp = ts;
+      s.expected.push_back(t);
+      element e = el(element_kind::timestamp);
+      e.timestamp = ts;
+      s.elements.push_back(e);
+    } else if (what < 94) {
+      const unsigned n = static_cast<unsigned>(rng.next() % numevent);
+      REQUIRE(p.event(n) == error_code::ok);
+      seen v = expect(element_kind::event);
+      v.number = static_cast<std::uint8_t>(n);
+      s.expected.push_back(v);
+      element e = el(element_kind::event);
+      e.number = static_cast<std::uint8_t>(n);
+      s.elements.push_back(e);
+    } else if (what < 96 && with_sync) {
+      REQUIRE(p.sync() == error_code::ok);
+      s.expected.push_back(expect(element_kind::trace_info));
+      s.expected.push_back(expect_context(ctx));
+    } else {
+      const auto cycles = static_cast<std::uint32_t>(1 + rng.next() % 5000);
+      REQUIRE(p.cycle_count(cycles) == error_code::ok);
+      seen c = expect(element_kind::cycle_count);
+      c.cycles = cycles;
+      s.expected.push_back(c);
+      element e = el(element_kind::cycle_count);
+      e.cycles = cycles;
+      s.elements.push_back(e);
+    }
+  }
+  REQUIRE(p.flush() == error_code::ok);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("producer: random sessions decode to the elements of the calls, in chunks") {
+  // ETE 1.0 (COMMOPT 1, cycle counting, 64-bit timestamps, 32-bit CID and VMID) and ETE 1.3
+  // with speculation (COMMOPT 0, MAXSPEC 15: commits implied or in Cycle Count packets).
+  const registers units[] = {presets::ete_1_0, presets::ete_1_3_spec};
+  test::splitmix64 rng{19};
+  std::size_t calls = 0, bytes = 0, chunk_count = 0;
+  for (const registers& r : units) {
+    const config c = config::from(r);
+    for (const std::size_t size : {std::size_t{32}, std::size_t{33}, std::size_t{61},
+                                   std::size_t{256}, std::size_t{4096}}) {
+      for (int round = 0; round < 12; ++round) {
+        const bool aarch64 = round % 3 != 2;
+        chunks got;
+        std::vector<std::uint8_t> buffer(size);
+        producer<> p(r, buffer.data(), buffer.size(), collect, &got);
+        REQUIRE(p.status() == error_code::ok);
+        const unsigned n = 50 + static_cast<unsigned>(rng.next() % 400);
+        const session s = random_session(p, rng, aarch64, n, c.numevent, true);
+        CAPTURE(size);
+        CAPTURE(round);
+        // Every chunk but the last was handed over because the next packet might not fit.
+        for (std::size_t i = 0; i < got.sizes.size(); ++i) {
+          CHECK(got.sizes[i] <= size);
+          if (i + 1 < got.sizes.size()) CHECK(got.sizes[i] > size - compressor_output::min_size);
+        }
+        CHECK(p.bytes_out() == got.bytes.size());
+        std::size_t errors = 0;
+        const std::vector<seen> back = decode_view(r, got.bytes, errors);
+        CHECK(errors == 0);
+        CHECK(back == s.expected);
+        calls += n;
+        bytes += got.bytes.size();
+        chunk_count += got.sizes.size();
+      }
+    }
+  }
+  MESSAGE(calls << " producer calls, " << bytes << " bytes in " << chunk_count << " chunks");
+}
+
+TEST_CASE("producer: the same bytes as the staging-buffer compressor") {
+  // The sink form writes exactly what push() and drain() would: chunking changes nothing.
+  const registers r = presets::ete_1_0;
+  test::splitmix64 rng{23};
+  for (int round = 0; round < 20; ++round) {
+    chunks got;
+    std::uint8_t buffer[40];
+    producer<fixed_config<presets::ete_1_0>> p(buffer, sizeof buffer, collect, &got);
+    const session s =
+        random_session(p, rng, round % 2 == 0, 300, config::from(r).numevent, false);
+    compressor_options o;
+    o.input = input_kind::resolved;
+    compressor<fixed_config<presets::ete_1_0>> plain(o);
+    std::vector<std::uint8_t> bytes;
+    std::uint8_t out[1024];
+    for (const element& e : s.elements) {
+      error_code ec = plain.push(e);
+      if (ec == error_code::buffer_too_small) {
+        bytes.insert(bytes.end(), out, out + plain.drain(out, sizeof out));
+        ec = plain.push(e);
+      }
+      REQUIRE(ec == error_code::ok);
+    }
+    REQUIRE(plain.finish(true) == error_code::ok);
+    bytes.insert(bytes.end(), out, out + plain.drain(out, sizeof out));
+    CAPTURE(round);
+    CHECK(bytes == got.bytes);
+  }
+}
+
+TEST_CASE("producer: refusals") {
+  chunks got;
+  std::uint8_t small[compressor_output::min_size - 1];
+  producer<fixed_config<presets::ete_1_0>> too_small(small, sizeof small, collect, &got);
+  CHECK(too_small.status() == error_code::buffer_too_small);
+  CHECK(too_small.branch(true) == error_code::buffer_too_small);
+  std::uint8_t buffer[64];
+  producer<fixed_config<presets::ete_1_0>> no_sink(buffer, sizeof buffer, nullptr);
+  CHECK(no_sink.status() == error_code::buffer_too_small);
+  producer<> invalid(registers{}, buffer, sizeof buffer, collect, &got);
+  CHECK(invalid.status() == error_code::invalid_config);
+  CHECK(invalid.timestamp(1) == error_code::invalid_config);
+
+  producer<fixed_config<presets::ete_1_0>> p(buffer, sizeof buffer, collect, &got);
+  REQUIRE(p.start(trace_start{}) == error_code::ok);
+  CHECK(p.branches(0, 0) == error_code::unencodable);
+  CHECK(p.branches(0, 33) == error_code::unencodable);
+  CHECK(p.event(config::from(presets::ete_1_0).numevent) == error_code::unencodable);
+  CHECK(p.branches(0xffffffffu, 32) == error_code::ok);
+  // An A64 address that is not word aligned cannot be traced: refused before anything is
+  // written, as are exception numbers above 31 (ETMv4 M profile only) and EL above 3.
+  const std::uint64_t before = p.bytes_out();
+  CHECK(p.indirect_branch(0x1002) == error_code::unencodable);
+  CHECK(p.exception(32, 0x1000, 0x2000) == error_code::unencodable);
+  CHECK(p.exception(exception_number::irq, 0x1001, 0x2000) == error_code::unencodable);
+  context bad{};
+  bad.el = 4;
+  CHECK(p.context_change(bad, 0x1000, code_set::a64) == error_code::unencodable);
+  CHECK(p.bytes_out() == before);
+  CHECK(p.flush() == error_code::ok);
+  CHECK(got.bytes.size() == p.bytes_out());
+  CHECK(got.sizes.size() >= 1);
+}
