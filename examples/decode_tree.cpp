@@ -8,6 +8,7 @@
 // [readme:decode_tree]
 #include <tracecodec/coresight/decode_tree.hpp>
 #include <tracecodec/ete/packet/decoder.hpp>
+#include <tracecodec/host/ete/format.hpp>  // kind_name
 using namespace tracecodec;
 
 // Three frames of a trace buffer: ID 0x10 (byte 0: 0x10 << 1 | 1 = 0x21) and 14 zeros; 0x80

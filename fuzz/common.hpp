@@ -6,6 +6,7 @@
 #pragma once
 
 #include <tracecodec/tracecodec.hpp>
+#include <tracecodec/host/ete/format.hpp>  // kind_name
 
 #include <cstddef>
 #include <cstdint>

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <tracecodec/ete/packet/decoder.hpp>
+#include <tracecodec/host/ete/format.hpp>  // kind_name
 
 #include <cctype>
 #include <cstdint>

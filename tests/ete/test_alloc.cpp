@@ -146,7 +146,7 @@ TEST_CASE("the producer allocates nothing") {
     if (i % 9 == 0) CHECK(p.indirect_branch(0x80000000u + 4 * (i % 300)) == error_code::ok);
     if (i % 40 == 0) CHECK(p.exception(exception_number::irq, 0x80000100u, 0x80000400u) == error_code::ok);
     if (i % 50 == 0) CHECK(p.timestamp(1000 + i) == error_code::ok);
-    if (i % 700 == 0) CHECK(p.sync() == error_code::ok);
+    if (i % 700 == 0) CHECK(p.sync(0x80000000u + 4 * i) == error_code::ok);
   }
   CHECK(p.flush() == error_code::ok);
   CHECK(g_allocs.load() == before);

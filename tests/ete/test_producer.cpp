@@ -226,9 +226,11 @@ session random_session(Producer& p, test::splitmix64& rng, bool aarch64, unsigne
       e.number = static_cast<std::uint8_t>(n);
       s.elements.push_back(e);
     } else if (what < 96 && with_sync) {
-      REQUIRE(p.sync() == error_code::ok);
+      const std::uint64_t next = code_address(t32);
+      REQUIRE(p.sync(next) == error_code::ok);
       s.expected.push_back(expect(element_kind::trace_info));
       s.expected.push_back(expect_context(ctx));
+      s.expected.push_back(expect_target(next, t32));
     } else {
       const auto cycles = static_cast<std::uint32_t>(1 + rng.next() % 5000);
       REQUIRE(p.cycle_count(cycles) == error_code::ok);
@@ -343,6 +345,16 @@ TEST_CASE("producer: refusals") {
   context bad{};
   bad.el = 4;
   CHECK(p.context_change(bad, 0x1000, code_set::a64) == error_code::unencodable);
+  // An instruction set that is not the context's: A64 is AArch64, T32 and A32 AArch32.
+  CHECK(p.indirect_branch(0x1000, code_set::t32) == error_code::unencodable);
+  context aarch32{};
+  aarch32.sf = false;
+  CHECK(p.context_change(aarch32, 0x1000, code_set::a64) == error_code::unencodable);
+  CHECK(p.sync(0x1001) == error_code::unencodable);
+  CHECK(p.bytes_out() == before);
+  trace_start mixed{};  // T32 with the default AArch64 context
+  mixed.set = code_set::t32;
+  CHECK(p.start(mixed) == error_code::unencodable);
   CHECK(p.bytes_out() == before);
   CHECK(p.flush() == error_code::ok);
   CHECK(got.bytes.size() == p.bytes_out());

@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <tracecodec/host/ete/recompress.hpp>
+#include <tracecodec/host/ete/format.hpp>  // kind_name
 #include <tracecodec/host/ete/snapshot.hpp>
 
 #include <algorithm>

@@ -24,6 +24,7 @@
 
 #include <tracecodec/ete/packet/decoder.hpp>
 #include <tracecodec/ete/packet/encoder.hpp>
+#include <tracecodec/host/ete/format.hpp>  // kind_name
 
 namespace {
 

@@ -62,7 +62,10 @@ class compressor {
  public:
   static constexpr std::size_t staging_size = Staging;
   static constexpr std::size_t max_element_bytes = 320;  // worst case one push() can produce
-  static_assert(Staging == 0 || Staging >= max_element_bytes,
+  // What push() and finish() want free in the staging buffer: what one push() can produce,
+  // and room for any packet after it (each packet is built in place, encoder::room_bytes).
+  static constexpr std::size_t push_room = max_element_bytes + encoder<Config>::room_bytes;
+  static_assert(Staging == 0 || Staging >= push_room,
                 "a staging buffer must hold what one push() can produce");
 
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
@@ -100,7 +103,7 @@ class compressor {
   // not taken.
   constexpr error_code push(const element& e) noexcept {
     if (const error_code s = status(); s != error_code::ok) return s;
-    if (out_.buffer == nullptr && Staging - len_ < max_element_bytes)
+    if (out_.buffer == nullptr && Staging - len_ < push_room)
       return error_code::buffer_too_small;
     if (e.kind == element_kind::atom && e.count > 32) return error_code::unencodable;  // a run
     err_ = error_code::ok;
@@ -114,7 +117,7 @@ class compressor {
   // (With a compressor_output, flush_output() then hands the bytes to the sink.)
   constexpr error_code finish(bool commit_all = false) noexcept {
     if (const error_code s = status(); s != error_code::ok) return s;
-    if (out_.buffer == nullptr && Staging - len_ < max_element_bytes)
+    if (out_.buffer == nullptr && Staging - len_ < push_room)
       return error_code::buffer_too_small;
     err_ = error_code::ok;
     flush_all();
@@ -127,12 +130,16 @@ class compressor {
   // compressor_options::sync_interval makes them.
   constexpr error_code sync() noexcept {
     if (const error_code s = status(); s != error_code::ok) return s;
-    if (out_.buffer == nullptr && Staging - len_ < max_element_bytes)
+    if (out_.buffer == nullptr && Staging - len_ < push_room)
       return error_code::buffer_too_small;
     err_ = error_code::ok;
     periodic_sync();
     return err_;
   }
+
+  // The producer API (producer.hpp) pushes through the committed path only (see
+  // take_committed()).
+  template <class> friend class producer;
 
   // Moves up to `capacity` staged bytes to `out`; returns the count.
   constexpr std::size_t drain(std::uint8_t* out, std::size_t capacity) noexcept {
@@ -150,6 +157,66 @@ class compressor {
   }
 
  private:
+  // push(), finish() and sync() for the producer: its elements through take_committed().
+  constexpr error_code push_committed(const element& e) noexcept {
+    if (const error_code s = status(); s != error_code::ok) return s;
+    if (out_.buffer == nullptr && Staging - len_ < push_room)
+      return error_code::buffer_too_small;
+    if (e.kind == element_kind::atom && e.count > 32) return error_code::unencodable;
+    err_ = error_code::ok;
+    if (!take_committed(e)) return error_code::unencodable;
+    if (opt_.sync_interval && total_ - last_sync_ >= opt_.sync_interval) periodic_sync<false>();
+    return err_;
+  }
+  constexpr error_code finish_committed() noexcept {
+    if (const error_code s = status(); s != error_code::ok) return s;
+    if (out_.buffer == nullptr && Staging - len_ < push_room)
+      return error_code::buffer_too_small;
+    if (has_cancel_ || has_discard_ || has_q_ || skip_tf_) return error_code::unencodable;
+    err_ = error_code::ok;
+    flush_atoms();
+    flush_pending();
+    in_depth_ = 0;  // everything the producer said is committed
+    emit_commits();
+    return err_;
+  }
+  // The producer's most frequent calls, without an element: an atom while nothing but atoms
+  // is held (false: take the element path), and a target address. As take_committed() would
+  // do them on a resolved input.
+  constexpr bool atom_now(bool taken) noexcept {
+    if (has_ctx_ || has_target_ || has_cancel_ || has_discard_ || has_q_ || skip_tf_ ||
+        natoms_ == max_atoms || opt_.input != input_kind::resolved || status() != error_code::ok)
+      return false;
+    set_atom(natoms_++, taken);
+    return true;
+  }
+  constexpr error_code target_committed(std::uint64_t address, isa s) noexcept {
+    if (const error_code st = status(); st != error_code::ok) return st;
+    if (has_cancel_ || has_discard_ || has_q_ || skip_tf_) return error_code::unencodable;
+    err_ = error_code::ok;
+    flush_atoms();
+    if (has_target_) flush_pending();
+    // add_target() without the copy: a held target's address, isa and flags are all that
+    // is read of it.
+    target_.kind = element_kind::target_address;
+    target_.address = address;
+    target_.sub_isa = s;
+    target_.flags = 0;
+    has_target_ = true;
+    if (opt_.sync_interval && total_ - last_sync_ >= opt_.sync_interval) periodic_sync<false>();
+    return err_;
+  }
+  constexpr error_code sync_committed() noexcept {
+    if (const error_code s = status(); s != error_code::ok) return s;
+    if (out_.buffer == nullptr && Staging - len_ < push_room)
+      return error_code::buffer_too_small;
+    if (has_cancel_ || has_discard_ || has_q_ || skip_tf_) return error_code::unencodable;
+    err_ = error_code::ok;
+    periodic_sync<false>();
+    return err_;
+  }
+
+ private:
   // ---- output -------------------------------------------------------------------------
   constexpr std::uint8_t* base() noexcept { return out_.buffer != nullptr ? out_.buffer : buf_; }
   constexpr std::size_t capacity() const noexcept {
@@ -159,25 +226,63 @@ class compressor {
     out_.sink(out_.context, out_.buffer, len_);
     len_ = 0;
   }
-  constexpr void put(const packet& p) noexcept {
-    if (!started_) {  // a decoder needs an A-Sync before anything else (D5.4 R_VRKLP)
-      started_ = true;
-      if (p.kind != packet_kind::async) put(make(packet_kind::async));
-    }
-    // A full chunk: any packet fits in min_size bytes (an A-Sync made here is 12).
+  // Where the next packet goes, with room for any (encoder::room_bytes): a full chunk goes to
+  // the sink first. nullptr (the error noted) if there is no room, which the bounds on what
+  // one push() writes (push_room, min_size) rule out.
+  constexpr std::uint8_t* room() noexcept {
+    static_assert(compressor_output::min_size >= encoder<Config>::room_bytes);
     if (out_.buffer != nullptr && out_.size - len_ < compressor_output::min_size) hand_over();
-    const encode_result r = enc_.encode(p, base() + len_, capacity() - len_);
-    if (!r) {
-      if (err_ == error_code::ok) err_ = r.error;
-      return;
+    if (capacity() - len_ < encoder<Config>::room_bytes) {
+      note(error_code::buffer_too_small);
+      return nullptr;
     }
-    len_ += r.size;
-    total_ += r.size;
+    return base() + len_;
   }
-  static constexpr packet make(packet_kind k) noexcept {
-    packet p{};
-    p.kind = k;
-    return p;
+  // ... and before the stream's first packet, an A-Sync (D5.4 R_VRKLP).
+  constexpr std::uint8_t* next_room() noexcept {
+    if (!started_) {
+      started_ = true;
+      put_async();
+    }
+    return room();
+  }
+  constexpr void note(error_code e) noexcept {
+    if (err_ == error_code::ok) err_ = e;
+  }
+  constexpr void advance(std::size_t n) noexcept {
+    len_ += n;
+    total_ += n;
+  }
+  // The 12-byte A-Sync (D5.4), written here: no packet built, and put() calls no put().
+  constexpr void put_async() noexcept {
+    std::uint8_t* const o = room();
+    if (o == nullptr) return;
+    for (unsigned i = 0; i < 11; ++i) o[i] = 0;
+    o[11] = 0x80;
+    advance(12);
+  }
+  constexpr void put(const packet& p) noexcept {
+    std::uint8_t* const o = next_room();
+    if (o == nullptr) return;
+    const encode_result r = enc_.encode_in_room(p, o);  // built in place
+    if (!r) return note(r.error);
+    advance(r.size);
+  }
+  // An atom packet, header h (or -1: not a packet): one byte, no state (D5.41-D5.46), so no
+  // trip through the encoder's general path (nor its frames on a firmware stack).
+  constexpr void put_atoms(int h) noexcept {
+    if (h < 0) return note(error_code::unencodable);
+    std::uint8_t* const o = next_room();
+    if (o == nullptr) return;
+    *o = static_cast<std::uint8_t>(h);
+    advance(1);
+  }
+  // The packet being built: one, in the compressor, rather than a 72-byte local in each
+  // function on the way to put() (firmware stacks are small). Each is put before the next.
+  TRACECODEC_OWN_FRAME constexpr packet& fresh(packet_kind k) noexcept {
+    tracecodec::detail::zero_fill(pk_);
+    pk_.kind = k;
+    return pk_;
   }
 
   // ---- speculation bookkeeping (mirrors element_decoder) -----------------------------
@@ -199,7 +304,7 @@ class compressor {
   constexpr void emit_commits() noexcept {
     const std::uint32_t n = owed();
     if (n == 0) return;
-    packet p = make(packet_kind::commit);
+    packet& p = fresh(packet_kind::commit);
     p.count = n;
     put(p);
     depth_ -= n;
@@ -263,27 +368,12 @@ class compressor {
     const std::uint32_t es = (1u << (l - 1)) - 1u;  // format 6: E^(l-1) then E or N
     return (bits & es) == es;
   }
-  static constexpr packet_kind atom_kind(unsigned l, std::uint32_t bits) noexcept {
-    switch (l) {
-      case 1: return packet_kind::atom_f1;
-      case 2: return packet_kind::atom_f2;
-      case 3: return packet_kind::atom_f3;
-      case 4:
-        return (bits == 0b1110 || bits == 0 || bits == 0b1010 || bits == 0b0101)
-                   ? packet_kind::atom_f4
-                   : packet_kind::atom_f6;
-      case 5:
-        if (bits == 0b11110) return packet_kind::atom_f5_1;
-        if (bits == 0 || bits == 0b01010 || bits == 0b10101) return packet_kind::atom_f5_2;
-        return packet_kind::atom_f6;
-      default: return packet_kind::atom_f6;
-    }
-  }
   // Emits atoms [0, n) in the shortest packing: the packets' ends are found from the end
   // (one bit per atom marks where a packet ends), then the packets go out in order.
   constexpr void emit_atoms(unsigned n) noexcept {
     if (n == 0) return;
-    std::uint64_t ends[max_atoms / 64 + 1]{};
+    std::uint64_t ends[max_atoms / 64 + 1];
+    for (std::uint64_t& w : ends) w = 0;
     for (unsigned i = n; i > 0; i -= longest_ending_at(i))
       ends[(i - 1) / 64] |= std::uint64_t{1} << ((i - 1) % 64);
     unsigned from = 0;
@@ -291,10 +381,8 @@ class compressor {
       unsigned to = from + 1;  // the packet ends after the first marked atom at or after from
       while (((ends[(to - 1) / 64] >> ((to - 1) % 64)) & 1u) == 0) ++to;
       const std::uint32_t bits = atom_bits(from, to - from);
-      packet p = make(atom_kind(to - from, bits));
-      p.atoms = bits;
-      p.atom_count = static_cast<std::uint8_t>(to - from);
-      put(p);
+      const unsigned l = to - from;
+      put_atoms(detail::atom_header_for(static_cast<std::uint8_t>(l), bits));
       from = to;
     }
     p0_emitted(n);
@@ -308,22 +396,16 @@ class compressor {
   constexpr unsigned best_tail(bool cancel_f3) noexcept {
     const unsigned n = natoms_;
     unsigned choice = 0, cost = packet_count(n);
-    auto consider = [&](unsigned t, unsigned a) {
-      if (t > n) return;
-      if (const unsigned c = packet_count(n - t); c < cost) {
-        cost = c;
-        choice = a;
-      }
-    };
     const bool last_e = n >= 1 && atom_at(n - 1);
-    const bool two_e = n >= 2 && atom_at(n - 1) && atom_at(n - 2);
-    if (cancel_f3) {
-      if (last_e) consider(1, 1);
-    } else {
-      if (last_e) consider(1, 1);
-      if (two_e) consider(2, 2);
-      if (n >= 1 && !atom_at(n - 1)) consider(1, 3);
+    // The last atom: E (either packet), or N (Mispredict / Cancel format 2 only).
+    if (n >= 1 && (last_e || !cancel_f3)) {
+      if (const unsigned c = packet_count(n - 1); c < cost) {
+        cost = c;
+        choice = last_e ? 1 : 3;
+      }
     }
+    // The last two, both E (Mispredict / Cancel format 2 only).
+    if (!cancel_f3 && last_e && n >= 2 && atom_at(n - 2) && packet_count(n - 2) < cost) choice = 2;
     return choice;
   }
   static constexpr unsigned tail_count(unsigned a) noexcept { return a == 0 ? 0 : a == 2 ? 2 : 1; }
@@ -377,55 +459,74 @@ class compressor {
   }
   constexpr void put_context(const context& c) noexcept {
     if (c == enc_.state().ctx) {
-      packet p = make(packet_kind::context_same);
+      packet& p = fresh(packet_kind::context_same);
       p.ctx = c;
       put(p);
       return;
     }
-    packet p = make(packet_kind::context);
+    packet& p = fresh(packet_kind::context);
     p.ctx = c;
     p.flags = context_flags(c);
     put(p);
   }
 
-  // Pending Context / Target Address elements, held to merge with what follows.
+  // Pending Context / Target Address elements, held to merge with what follows. (Each
+  // packet is put last, after the flags: a call the compiler may make as a jump, so that a
+  // firmware stack holds one of these frames, not three.)
   constexpr void flush_pending() noexcept {
-    if (has_ctx_ && has_target_) {
-      const address_choice sep = choose_address(target_.address, target_.sub_isa);
-      const std::uint8_t f = context_flags(ctx_.ctx);
-      const unsigned ctx_cost = (ctx_.ctx == enc_.state().ctx) ? 1u : 1u + context_bytes(f);
-      const unsigned separate = ctx_cost + 1u + sep.bytes;
-      const address_choice lng = choose_address(target_.address, target_.sub_isa, true, true);
-      const unsigned combined = 1u + lng.bytes + context_bytes(f);
-      if (combined < separate) {
-        packet p = make(form_kind(address_family::target, lng.form, target_.sub_isa, true));
-        fill_address(p, lng, target_.address, target_.sub_isa);
-        p.ctx = ctx_.ctx;
-        p.flags = f;
-        put(p);
-        has_ctx_ = has_target_ = false;
-        return;
-      }
+    if (has_ctx_ && has_target_ && combined()) {
+      has_ctx_ = has_target_ = false;
+      put(pk_);
+      return;
     }
     if (has_ctx_) {
-      put_context(ctx_.ctx);
       has_ctx_ = false;
+      if (!has_target_) return put_context(ctx_.ctx);
+      put_context(ctx_.ctx);
     }
     if (has_target_) {
-      put_target(target_);
       has_target_ = false;
+      put_target(target_);
     }
   }
+  // Whether the held context and target address are shorter as one Address with Context
+  // packet (D5.55); if so it is built (fresh()). Out of line: its arithmetic does not widen
+  // the frame that then puts the packet.
+  TRACECODEC_OUT_OF_LINE constexpr bool combined() noexcept {
+    const address_choice sep = choose_address(target_.address, target_.sub_isa);
+    const std::uint8_t f = context_flags(ctx_.ctx);
+    const unsigned ctx_cost = (ctx_.ctx == enc_.state().ctx) ? 1u : 1u + context_bytes(f);
+    const unsigned separate = ctx_cost + 1u + sep.bytes;
+    const address_choice lng = choose_address(target_.address, target_.sub_isa, true, true);
+    const unsigned together = 1u + lng.bytes + context_bytes(f);
+    if (together >= separate) return false;
+    packet& p = fresh(form_kind(address_family::target, lng.form, target_.sub_isa, true));
+    fill_address(p, lng, target_.address, target_.sub_isa);
+    p.ctx = ctx_.ctx;
+    p.flags = f;
+    return true;
+  }
   constexpr void put_target(const element& t) noexcept {
+    target_packet(t);
+    put(pk_);
+  }
+  // The Target Address packet of t in its shortest form, built (fresh()) out of line: the
+  // form's arithmetic is not in a frame that stays while the packet is put.
+  TRACECODEC_OUT_OF_LINE constexpr void target_packet(const element& t) noexcept {
     const address_choice c = choose_address(t.address, t.sub_isa);
-    packet p = make(form_kind(address_family::target, c.form, t.sub_isa));
+    packet& p = fresh(form_kind(address_family::target, c.form, t.sub_isa));
     fill_address(p, c, t.address, t.sub_isa);
-    put(p);
   }
 
   // ---- exceptions (D5.13-D5.25) ------------------------------------------------------
   constexpr void put_exception(const element& x, bool with_target, bool unknown) noexcept {
-    packet p{};
+    exception_packet(x, with_target, unknown);
+    put(pk_);
+  }
+  // The Exception packet (built, fresh(), out of line as target_packet()).
+  TRACECODEC_OUT_OF_LINE constexpr void exception_packet(const element& x, bool with_target,
+                                                         bool unknown) noexcept {
+    packet& p = fresh(packet_kind::async);  // its kind follows
     p.exception_type = x.exception_type;
     p.exception_elements = with_target ? 2 : 1;
     if (unknown) {
@@ -433,7 +534,6 @@ class compressor {
                : x.exception_type == 0                     ? packet_kind::pe_reset
                                                            : packet_kind::exception_unknown_address;
       if (x.kind == element_kind::transaction_failure) p.exception_type = 0x18;
-      put(p);
       return;
     }
     if (with_target && has_ctx_) {  // Exception with context (E=0b10 only, D9.2.13.2)
@@ -443,31 +543,36 @@ class compressor {
       p.ctx = ctx_.ctx;
       p.flags = context_flags(ctx_.ctx);
       has_ctx_ = false;
-      put(p);
       return;
     }
     const address_choice c = choose_address(x.address, x.sub_isa);
     p.kind = form_kind(address_family::exception, c.form, x.sub_isa);
     fill_address(p, c, x.address, x.sub_isa);
     if (x.kind == element_kind::transaction_failure) p.exception_type = 0x18;
-    put(p);
   }
 
   // A-Sync + Trace Info so that a decoder can start here, then the full current context.
   // Outstanding speculation carries across it in the SPEC field; owed commits stay owed (an
   // early commit could apply a later Mispredict differently, D9.3.3).
+  template <bool Held = true>
   constexpr void periodic_sync() noexcept {
-    flush_all();
+    if constexpr (Held) {
+      flush_all();
+    } else {  // take_committed() holds nothing else back
+      flush_atoms();
+      flush_pending();
+    }
     const context now = enc_.state().ctx;
     const std::uint32_t th = enc_.state().cc_threshold;
-    put(make(packet_kind::async));
-    packet p = make(packet_kind::trace_info);
+    started_ = true;
+    put_async();
+    packet& p = fresh(packet_kind::trace_info);
     p.info = static_cast<std::uint8_t>((cc_ ? 1u : 0u) | (t_ ? 0x40u : 0u));
     p.count = depth_;
     p.cycles = cc_ ? th : 0;
     p.plctl = static_cast<std::uint8_t>((p.info ? 1u : 0u) | (p.count ? 4u : 0u) | (p.cycles ? 8u : 0u));
     put(p);
-    packet c = make(packet_kind::context);
+    packet& c = fresh(packet_kind::context);
     c.ctx = now;
     c.flags = static_cast<std::uint8_t>((cfg().cidsize ? packet_flag::has_context_id : 0) |
                                         (cfg().vmidsize ? packet_flag::has_vmid : 0));
@@ -492,7 +597,15 @@ class compressor {
     put_q(q_, nullptr);
   }
   constexpr void put_q(const element& q, const element* target) noexcept {
-    packet p{};
+    const bool target_apart = q_packet(q, target);
+    put(pk_);
+    p0_emitted();
+    if (target_apart) put_target(*target);  // the Q form cannot say it: a separate packet
+  }
+  // The Q packet, carrying the Target Address after it where a Q form can (built, fresh(),
+  // out of line as target_packet()); true if the target needs a packet of its own.
+  TRACECODEC_OUT_OF_LINE constexpr bool q_packet(const element& q, const element* target) noexcept {
+    packet& p = fresh(packet_kind::async);  // its kind follows
     if (q.is(element_flag::count_unknown)) {
       p.kind = packet_kind::q;
       p.flags = packet_flag::count_unknown;
@@ -508,15 +621,13 @@ class compressor {
         }
       }
     }
-    put(p);
-    p0_emitted();
-    if (target) put_target(*target);  // the Q form cannot say it: a separate packet
+    return target != nullptr;
   }
 
   constexpr void flush_discard() noexcept {
     if (!has_discard_) return;
     has_discard_ = false;
-    put(make(packet_kind::discard));
+    put(fresh(packet_kind::discard));
     after_discard();
   }
   constexpr void after_discard() noexcept {
@@ -525,9 +636,19 @@ class compressor {
     t_ = false;
   }
 
+  // Whether a kind of packet exists in the configuration. Always so at run time; a fixed
+  // configuration compiles out what makes the kinds it has not (the ETMv4 kinds under ETE,
+  // Cancel without speculation, ...), and such an element gets the error the packet's
+  // reserved header would give.
+  static constexpr bool has_kind(packet_kind k) noexcept { return detail::kind_exists<Config>(k); }
+  constexpr void refuse() noexcept {
+    note(error_code::reserved_header);
+  }
+  // D5.35-D5.38: no Cancel packets without speculation (MAXSPEC 0).
+  static constexpr bool can_cancel() noexcept { return has_kind(packet_kind::cancel_f1); }
   // Cancel held back to merge with a following Mispredict.
   constexpr void flush_cancel() noexcept {
-    if (!has_cancel_) return;
+    if (!can_cancel() || !has_cancel_) return;
     has_cancel_ = false;
     flush_atoms();
     emit_cancel(cancel_n_, false);
@@ -543,7 +664,7 @@ class compressor {
     if (mispredict && n == 1 && cfg().maxspec) {  // Cancel format 2, carrying up to 2 atoms
       const unsigned a = best_tail(false);
       emit_atoms(natoms_ - tail_count(a));
-      packet p = make(packet_kind::cancel_f2);
+      packet& p = fresh(packet_kind::cancel_f2);
       p.count = 1;
       p.flags = packet_flag::mispredict;
       p.atoms = a == 1 ? 1u : a == 2 ? 3u : 0u;
@@ -554,7 +675,7 @@ class compressor {
     } else if (mispredict && n >= 2 && n <= 5) {  // Cancel format 3, carrying one E atom
       const unsigned a = best_tail(true);
       emit_atoms(natoms_ - tail_count(a));
-      packet p = make(packet_kind::cancel_f3);
+      packet& p = fresh(packet_kind::cancel_f3);
       p.count = n;
       p.flags = packet_flag::mispredict;
       p.atoms = a ? 1u : 0u;
@@ -564,7 +685,7 @@ class compressor {
       p0_emitted(p.atom_count);
     } else {
       flush_atoms();
-      packet p = make(packet_kind::cancel_f1);
+      packet& p = fresh(packet_kind::cancel_f1);
       p.count = n;
       if (mispredict) p.flags = packet_flag::mispredict;
       put(p);
@@ -583,7 +704,7 @@ class compressor {
       return;
     }
     // Elements that complete something held back.
-    if (has_cancel_) {
+    if (can_cancel() && has_cancel_) {
       if (e.kind == K::mispredict) {
         has_cancel_ = false;
         emit_cancel(cancel_n_, true);
@@ -594,7 +715,7 @@ class compressor {
     if (has_discard_) {
       if (e.kind == K::overflow) {
         has_discard_ = false;
-        put(make(packet_kind::overflow));
+        put(fresh(packet_kind::overflow));
         after_discard();
         return;
       }
@@ -618,16 +739,9 @@ class compressor {
     // The input's own speculation depth (a resolved input has nothing outstanding).
     if (e.p0 && opt_.input == input_kind::stage1) in_depth_ += p0_weight(e);
     switch (e.kind) {
-      case K::atom:
-        flush_pending();
-        // An atom run (at most 32 atoms, fewer than max_atoms) flushes the atoms at most once,
-        // as a single atom may: it fits in max_element_bytes.
-        for (unsigned i = 0, n = atom_count(e); i < n; ++i) {
-          if (natoms_ == max_atoms) flush_atoms();
-          set_atom(natoms_++, atom_taken(e, i));
-        }
-        return;
+      case K::atom: add_atoms(e); return;
       case K::cancel:
+        if (!can_cancel()) return refuse();
         flush_pending();
         has_cancel_ = true;
         cancel_n_ = e.count;
@@ -642,7 +756,7 @@ class compressor {
         }
         const unsigned a = best_tail(false);
         emit_atoms(natoms_ - tail_count(a));
-        packet p = make(packet_kind::mispredict);
+        packet& p = fresh(packet_kind::mispredict);
         p.flags = packet_flag::mispredict;
         p.atoms = a == 1 ? 1u : a == 2 ? 3u : 0u;
         p.atom_count = static_cast<std::uint8_t>(tail_count(a));
@@ -655,91 +769,35 @@ class compressor {
     }
     flush_atoms();
     switch (e.kind) {
-      case K::context:
-        if (has_ctx_ || has_target_) flush_pending();
-        ctx_ = e;
-        has_ctx_ = true;
-        return;
-      case K::target_address:
-        if (has_target_) flush_pending();
-        target_ = e;
-        has_target_ = true;
-        return;
+      case K::context: add_context(e); return;
+      case K::target_address: add_target(e); return;
       case K::exception:
-      case K::transaction_failure: {
-        const bool unknown = e.is(element_flag::unknown_address) || e.kind == K::transaction_failure;
-        if (e.kind == K::transaction_failure && !e.p0) {
-          // A PE Reset in a transaction: the pe_reset packet that follows regenerates it.
-          if (has_target_ && target_.is(element_flag::unknown_address) && t_) return;
-          // Otherwise only a Discard produces it: send a Discard.
-          flush_pending();
-          emit_commits();
-          put(make(packet_kind::discard));
-          depth_ = in_depth_ = 0;
-          t_ = false;
-          return;
-        }
-        const bool with_target =
-            has_target_ && (unknown ? target_.is(element_flag::unknown_address)
-                                    : (!target_.is(element_flag::unknown_address) &&
-                                       target_.address == e.address && target_.sub_isa == e.sub_isa));
-        if (!with_target) {
-          flush_pending();
-        } else if (has_ctx_ && unknown) {
-          put_context(ctx_.ctx);
-          has_ctx_ = false;
-        }
-        has_target_ = false;
-        put_exception(e, with_target, unknown);
-        if (e.kind == K::transaction_failure || (e.exception_type == 0 && with_target)) t_ = false;
-        p0_emitted();
-        return;
-      }
+      case K::transaction_failure: add_exception(e); return;
       default: break;
     }
     flush_pending();
     switch (e.kind) {
-      case K::trace_info: {  // A-Sync + Trace Info; SPEC = the decoder's depth here
-        emit_commits();
-        put(make(packet_kind::async));
-        packet p = make(packet_kind::trace_info);
-        const bool cc = e.is(element_flag::cc_enabled);
-        const bool tx = e.is(element_flag::in_transaction);
-        p.info = static_cast<std::uint8_t>((cc ? 1u : 0u) | (tx ? 0x40u : 0u));
-        p.count = depth_;
-        if (opt_.input == input_kind::stage1) in_depth_ = e.count;
-        p.cycles = cc ? e.cycles : 0;
-        p.plctl = static_cast<std::uint8_t>((p.info ? 1u : 0u) | (p.count ? 4u : 0u) | (p.cycles ? 8u : 0u));
-        put(p);
-        t_ = tx;
-        cc_ = cc;
-        last_sync_ = total_;
-        return;
-      }
-      case K::trace_on: put(make(packet_kind::trace_on)); return;
-      case K::exception_return:  // ETMv4 only: an ETE encoder refuses the packet
-        put(make(packet_kind::exception_return));
+      case K::trace_info: add_trace_info(e); return;
+      case K::trace_on: put(fresh(packet_kind::trace_on)); return;
+      case K::exception_return:  // ETMv4 only
+        if (!has_kind(packet_kind::exception_return)) return refuse();
+        put(fresh(packet_kind::exception_return));
         if (e.p0) p0_emitted();
         return;
       case K::function_return:  // ETMv4 Armv8-M only
-        put(make(packet_kind::function_return));
+        if (!has_kind(packet_kind::function_return)) return refuse();
+        put(fresh(packet_kind::function_return));
         p0_emitted();
         return;
-      case K::timestamp: {
-        packet p = make(packet_kind::timestamp);
-        p.timestamp = e.timestamp;
-        if (e.is(element_flag::has_cycles)) {
-          p.flags = packet_flag::has_count;
-          p.cycles = e.cycles;
-        }
-        put(p);
+      case K::timestamp: add_timestamp(e); return;
+      case K::timestamp_marker:
+        if (!has_kind(packet_kind::timestamp_marker)) return refuse();
+        put(fresh(packet_kind::timestamp_marker));
         return;
-      }
-      case K::timestamp_marker: put(make(packet_kind::timestamp_marker)); return;
       case K::cycle_count: put_cycle_count(e); return;
       case K::source_address: {
         const address_choice c = choose_address(e.address, e.sub_isa);
-        packet p = make(form_kind(address_family::source, c.form, e.sub_isa));
+        packet& p = fresh(form_kind(address_family::source, c.form, e.sub_isa));
         fill_address(p, c, e.address, e.sub_isa);
         put(p);
         p0_emitted();
@@ -749,43 +807,29 @@ class compressor {
         q_ = e;
         has_q_ = true;
         return;
-      case K::event: {  // consecutive events with rising numbers share a packet (D9.2.17.2)
-        if (last_event_len_ && len_ >= 1 && (last_event_bits_ >> e.number) == 0 &&
-            last_event_at_ == total_ && e.number < cfg().numevent) {  // only implemented events
-          const std::uint8_t bits = static_cast<std::uint8_t>(last_event_bits_ | (1u << e.number));
-          base()[len_ - 1] = static_cast<std::uint8_t>(0x70 | bits);
-          last_event_bits_ = bits;
-          return;
-        }
-        packet p = make(packet_kind::event);
-        p.events = static_cast<std::uint8_t>(1u << e.number);
-        put(p);
-        last_event_len_ = 1;
-        last_event_bits_ = p.events;
-        last_event_at_ = total_;
-        return;
-      }
+      case K::event: add_event(e); return;
       case K::discard:
         emit_commits();
         has_discard_ = true;
         return;
       case K::overflow:  // a resolved stream has no Discard before it
         emit_commits();
-        put(make(packet_kind::overflow));
+        put(fresh(packet_kind::overflow));
         after_discard();
         return;
       case K::transaction_start: {
-        put(make(packet_kind::transaction_start));
+        put(fresh(packet_kind::transaction_start));
         t_ = true;
         if (!cfg().commtrans) p0_emitted();
         return;
       }
       case K::transaction_commit:
-        put(make(packet_kind::transaction_commit));
+        put(fresh(packet_kind::transaction_commit));
         t_ = false;
         return;
       case K::instrumentation: {
-        packet p = make(packet_kind::instrumentation);
+        if (!has_kind(packet_kind::instrumentation)) return refuse();
+        packet& p = fresh(packet_kind::instrumentation);
         p.info = e.number;
         p.address = e.address;
         put(p);
@@ -795,12 +839,151 @@ class compressor {
     }
   }
 
+  // The elements a producer makes (producer.hpp): the kinds that hold nothing back for a
+  // later element to complete. The same as take() for them, reached without take()'s
+  // speculation paths (Cancel, Mispredict, Q, Discard), which an image that only produces then
+  // leaves out. False (nothing done) for other kinds, or while push() holds something back.
+  TRACECODEC_FLAT constexpr bool take_committed(const element& e) noexcept {
+    using K = element_kind;
+    if (has_cancel_ || has_discard_ || has_q_ || skip_tf_) return false;
+    switch (e.kind) {
+      case K::atom:
+      case K::context:
+      case K::target_address:
+      case K::exception:
+      case K::trace_info:
+      case K::trace_on:
+      case K::timestamp:
+      case K::cycle_count:
+      case K::event: break;
+      default: return false;
+    }
+    if (e.p0 && opt_.input == input_kind::stage1) in_depth_ += p0_weight(e);
+    if (e.kind == K::atom) {
+      add_atoms(e);
+      return true;
+    }
+    flush_atoms();
+    if (e.kind == K::context) {
+      add_context(e);
+      return true;
+    }
+    if (e.kind == K::target_address) {
+      add_target(e);
+      return true;
+    }
+    if (e.kind == K::exception) {
+      add_exception(e);
+      return true;
+    }
+    flush_pending();
+    switch (e.kind) {
+      case K::trace_info: add_trace_info(e); break;
+      case K::trace_on: put(fresh(packet_kind::trace_on)); break;
+      case K::timestamp: add_timestamp(e); break;
+      case K::cycle_count: put_cycle_count(e); break;
+      default: add_event(e); break;
+    }
+    return true;
+  }
+
+  constexpr void add_atoms(const element& e) noexcept {
+    flush_pending();
+    // An atom run (at most 32 atoms, fewer than max_atoms) flushes the atoms at most once,
+    // as a single atom may: it fits in max_element_bytes.
+    for (unsigned i = 0, n = atom_count(e); i < n; ++i) {
+      if (natoms_ == max_atoms) flush_atoms();
+      set_atom(natoms_++, atom_taken(e, i));
+    }
+  }
+  constexpr void add_context(const element& e) noexcept {
+    if (has_ctx_ || has_target_) flush_pending();
+    ctx_ = e;
+    has_ctx_ = true;
+  }
+  constexpr void add_target(const element& e) noexcept {
+    if (has_target_) flush_pending();
+    target_ = e;
+    has_target_ = true;
+  }
+  constexpr void add_exception(const element& e) noexcept {
+    using K = element_kind;
+    const bool unknown = e.is(element_flag::unknown_address) || e.kind == K::transaction_failure;
+    if (e.kind == K::transaction_failure && !e.p0) {
+      // A PE Reset in a transaction: the pe_reset packet that follows regenerates it.
+      if (has_target_ && target_.is(element_flag::unknown_address) && t_) return;
+      // Otherwise only a Discard produces it: send a Discard.
+      flush_pending();
+      emit_commits();
+      put(fresh(packet_kind::discard));
+      depth_ = in_depth_ = 0;
+      t_ = false;
+      return;
+    }
+    const bool with_target =
+        has_target_ && (unknown ? target_.is(element_flag::unknown_address)
+                                : (!target_.is(element_flag::unknown_address) &&
+                                   target_.address == e.address && target_.sub_isa == e.sub_isa));
+    if (!with_target) {
+      flush_pending();
+    } else if (has_ctx_ && unknown) {
+      put_context(ctx_.ctx);
+      has_ctx_ = false;
+    }
+    has_target_ = false;
+    put_exception(e, with_target, unknown);
+    if (e.kind == K::transaction_failure || (e.exception_type == 0 && with_target)) t_ = false;
+    p0_emitted();
+  }
+  constexpr void add_trace_info(const element& e) noexcept {  // A-Sync + Trace Info
+    emit_commits();
+    started_ = true;
+    put_async();
+    packet& p = fresh(packet_kind::trace_info);
+    const bool cc = e.is(element_flag::cc_enabled);
+    const bool tx = e.is(element_flag::in_transaction);
+    p.info = static_cast<std::uint8_t>((cc ? 1u : 0u) | (tx ? 0x40u : 0u));
+    p.count = depth_;  // SPEC: the decoder's depth here
+    if (opt_.input == input_kind::stage1) in_depth_ = e.count;
+    p.cycles = cc ? e.cycles : 0;
+    p.plctl = static_cast<std::uint8_t>((p.info ? 1u : 0u) | (p.count ? 4u : 0u) | (p.cycles ? 8u : 0u));
+    put(p);
+    t_ = tx;
+    cc_ = cc;
+    last_sync_ = total_;
+  }
+  constexpr void add_timestamp(const element& e) noexcept {
+    packet& p = fresh(packet_kind::timestamp);
+    p.timestamp = e.timestamp;
+    if (e.is(element_flag::has_cycles)) {
+      p.flags = packet_flag::has_count;
+      p.cycles = e.cycles;
+    }
+    put(p);
+  }
+  constexpr void add_event(const element& e) noexcept {
+    // Consecutive events with rising numbers share a packet (D9.2.17.2).
+    if (last_event_len_ && len_ >= 1 && (last_event_bits_ >> e.number) == 0 &&
+        last_event_at_ == total_ && e.number < cfg().numevent) {  // only implemented events
+      const std::uint8_t bits = static_cast<std::uint8_t>(last_event_bits_ | (1u << e.number));
+      base()[len_ - 1] = static_cast<std::uint8_t>(0x70 | bits);
+      last_event_bits_ = bits;
+      return;
+    }
+    packet& p = fresh(packet_kind::event);
+    p.events = static_cast<std::uint8_t>(1u << e.number);
+    put(p);
+    last_event_len_ = 1;
+    last_event_bits_ = p.events;
+    last_event_at_ = total_;
+  }
+
   // Cycle Count packets (D5.26-D5.34): COMMOPT 0 forms carry the commits owed so far.
   constexpr void put_cycle_count(const element& e) noexcept {
     const bool unknown = e.is(element_flag::cycles_unknown);
     const std::uint32_t th = enc_.state().cc_threshold;
     const std::uint32_t v = e.cycles >= th ? e.cycles - th : 0;
-    packet p{};
+    packet& p = fresh(packet_kind::async);  // its kind follows
     p.cycles = e.cycles;
     if (cfg().commopt) {
       if (unknown) {
@@ -851,6 +1034,7 @@ class compressor {
   std::uint32_t depth_ = 0;  // the decoder's speculation depth after what was emitted
   std::uint32_t in_depth_ = 0;  // the input's speculation depth (stage 1)
   element ctx_{}, target_{}, q_{};
+  packet pk_{};  // fresh()
   std::uint32_t cancel_n_ = 0;
   bool has_ctx_ = false, has_target_ = false, has_q_ = false, has_cancel_ = false;
   bool has_discard_ = false, skip_tf_ = false, t_ = false;

@@ -34,8 +34,10 @@ struct trace_start {
 };
 
 struct producer_options {
-  // A synchronization point (A-Sync, Trace Info, the current context) after this many output
-  // bytes, so that a decoder can start in the middle of a long trace (0: only at start()).
+  // Also a synchronization point (A-Sync, Trace Info, the current context) after this many
+  // output bytes (0: none), for code that cannot call sync(next) itself. Without the address
+  // of the next instruction, which only the caller knows, a decoder that starts there follows
+  // execution from the next address the trace gives (an indirect branch, an exception).
   std::uint32_t sync_interval = 0;
 };
 
@@ -57,6 +59,13 @@ inline constexpr std::uint16_t fiq = 0x0f;
 
 // Config: fixed_config<registers{...}> (firmware) or runtime_config. The registers say which
 // trace unit the stream claims to come from: a decoder needs the same values.
+//
+// Calls return ok or why the event cannot be traced, and then nothing of it was traced:
+// unencodable (an address not aligned for its instruction set, an instruction set that is
+// not the context's: A64 is AArch64, A32/T32 AArch32; an exception number above 31),
+// invalid_config, buffer_too_small (see status()). Not reentrant: code traced from an
+// interrupt handler and from the code it interrupts must not call one producer at once
+// (mask interrupts around the calls, or give each its own producer and buffer).
 template <class Config = runtime_config>
 class producer {
  public:
@@ -81,12 +90,14 @@ class producer {
   // Tracing starts (or starts again after a gap) at s.address: A-Sync, Trace Info, Trace On,
   // the context and the address (D6.3: the elements a trace unit makes when trace turns on).
   constexpr error_code start(const trace_start& s) noexcept {
+    if (!consistent(s.set, s.ctx.sf) || !aligned(s.address, s.set) || s.ctx.el > 3)
+      return error_code::unencodable;
     set_ = s.set;
     sf_ = s.ctx.sf;
-    element info = make(element_kind::trace_info);
+    element& info = make(element_kind::trace_info);
     if (s.cycle_counting) info.flags = element_flag::cc_enabled;
-    error_code e = comp_.push(info);
-    if (e == error_code::ok) e = comp_.push(make(element_kind::trace_on));
+    error_code e = comp_.push_committed(info);
+    if (e == error_code::ok) e = comp_.push_committed(make(element_kind::trace_on));
     if (e == error_code::ok) e = context_change(s.ctx, s.address, s.set);
     return e;
   }
@@ -94,19 +105,20 @@ class producer {
   // A direct branch (B, BL, B.cond, CBZ, ...): taken (E atom) or not taken (N atom). The
   // decoder knows its target from the program image (D9.5.4), so none is traced.
   constexpr error_code branch(bool taken) noexcept {
-    element a = make(element_kind::atom);
+    if (comp_.atom_now(taken)) return error_code::ok;  // the usual case: a bit set
+    element& a = make(element_kind::atom);
     a.taken = taken;
     a.p0 = true;
-    return comp_.push(a);
+    return comp_.push_committed(a);
   }
   // Up to 32 direct branches at once, the oldest in bit 0 of taken_bits (1 = taken).
   constexpr error_code branches(std::uint32_t taken_bits, unsigned count) noexcept {
     if (count == 0 || count > 32) return error_code::unencodable;
-    element a = make(element_kind::atom);
+    element& a = make(element_kind::atom);
     a.count = count;
     a.atom_bits = count == 32 ? taken_bits : taken_bits & ((1u << count) - 1u);
     a.p0 = true;
-    return comp_.push(a);
+    return comp_.push_committed(a);
   }
   // An indirect branch (BX, BLX register, RET, LDR pc, POP {pc}, ...) taken to `target`: an E
   // atom and the target address (D9.5.8). An indirect branch not taken is branch(false).
@@ -115,9 +127,9 @@ class producer {
   }
   // ... to an address in another instruction set (an interworking branch, BX to A32 code).
   constexpr error_code indirect_branch(std::uint64_t target, code_set set) noexcept {
-    if (!aligned(target, set)) return error_code::unencodable;
+    if (!aligned(target, set) || !consistent(set, sf_)) return error_code::unencodable;
     error_code e = branch(true);
-    if (e == error_code::ok) e = comp_.push(target_element(target, set));
+    if (e == error_code::ok) e = comp_.target_committed(mask(align(target, set)), isa_of(set));
     if (e == error_code::ok) set_ = set;
     return e;
   }
@@ -130,15 +142,16 @@ class producer {
   }
   constexpr error_code exception(std::uint16_t number, std::uint64_t return_address,
                                  std::uint64_t handler, code_set handler_set) noexcept {
-    if (number > 31 || !aligned(return_address, set_) || !aligned(handler, handler_set))
+    if (number > 31 || !aligned(return_address, set_) || !aligned(handler, handler_set) ||
+        !consistent(handler_set, sf_))
       return error_code::unencodable;
-    element x = make(element_kind::exception);
+    element& x = make(element_kind::exception);
     x.exception_type = number;
     x.address = mask(align(return_address, set_));
-    x.sub_isa = set_ == code_set::t32 ? isa::is1 : isa::is0;
+    x.sub_isa = isa_of(set_);
     x.p0 = true;
-    error_code e = comp_.push(x);
-    if (e == error_code::ok) e = comp_.push(target_element(handler, handler_set));
+    error_code e = comp_.push_committed(x);
+    if (e == error_code::ok) e = comp_.target_committed(mask(align(handler, handler_set)), isa_of(handler_set));
     if (e == error_code::ok) set_ = handler_set;
     return e;
   }
@@ -148,14 +161,15 @@ class producer {
   constexpr error_code exception(std::uint16_t number, std::uint64_t return_address,
                                  std::uint64_t handler, code_set handler_set,
                                  const context& ctx) noexcept {
-    if (number > 31 || !aligned(return_address, set_) || !aligned(handler, handler_set))
+    if (number > 31 || !aligned(return_address, set_) || !aligned(handler, handler_set) ||
+        !consistent(handler_set, ctx.sf) || ctx.el > 3)
       return error_code::unencodable;
-    element x = make(element_kind::exception);
+    element& x = make(element_kind::exception);
     x.exception_type = number;
     x.address = mask(align(return_address, set_));
-    x.sub_isa = set_ == code_set::t32 ? isa::is1 : isa::is0;
+    x.sub_isa = isa_of(set_);
     x.p0 = true;
-    error_code e = comp_.push(x);
+    error_code e = comp_.push_committed(x);
     if (e == error_code::ok) e = context_change(ctx, handler, handler_set);
     return e;
   }
@@ -167,7 +181,7 @@ class producer {
   }
   constexpr error_code exception_return(std::uint64_t to, code_set set,
                                         const context& ctx) noexcept {
-    if (!aligned(to, set)) return error_code::unencodable;
+    if (!aligned(to, set) || !consistent(set, ctx.sf) || ctx.el > 3) return error_code::unencodable;
     error_code e = branch(true);
     if (e == error_code::ok) e = context_change(ctx, to, set);
     return e;
@@ -176,51 +190,60 @@ class producer {
   // execution goes on at `address` in `set` (D5.55: a Context element, then the address).
   constexpr error_code context_change(const context& ctx, std::uint64_t address,
                                       code_set set) noexcept {
-    if (!aligned(address, set) || ctx.el > 3) return error_code::unencodable;
-    element c = make(element_kind::context);
+    if (!aligned(address, set) || !consistent(set, ctx.sf) || ctx.el > 3)
+      return error_code::unencodable;
+    element& c = make(element_kind::context);
     c.ctx = ctx;
-    error_code e = comp_.push(c);
+    error_code e = comp_.push_committed(c);
     sf_ = ctx.sf;
-    if (e == error_code::ok) e = comp_.push(target_element(address, set));
+    if (e == error_code::ok) e = comp_.target_committed(mask(align(address, set)), isa_of(set));
     if (e == error_code::ok) set_ = set;
     return e;
   }
   // A timestamp (D5.9): only the bits that changed since the last one are sent.
   constexpr error_code timestamp(std::uint64_t value) noexcept {
-    element t = make(element_kind::timestamp);
+    element& t = make(element_kind::timestamp);
     t.timestamp = value;
-    return comp_.push(t);
+    return comp_.push_committed(t);
   }
   // A cycle count (D5.26): cycles since the last one. Needs a trace unit with cycle counting
   // (TRCIDR0.TRCCCI) and start() with cycle_counting.
   constexpr error_code cycle_count(std::uint32_t cycles) noexcept {
-    element c = make(element_kind::cycle_count);
+    element& c = make(element_kind::cycle_count);
     c.cycles = cycles;
-    return comp_.push(c);
+    return comp_.push_committed(c);
   }
   // An ETEEvent (D5.68), 0-3, as far as TRCIDR0.NUMEVENT implements.
   constexpr error_code event(unsigned number) noexcept {
     if (number >= comp_.cfg().numevent) return error_code::unencodable;
-    element v = make(element_kind::event);
+    element& v = make(element_kind::event);
     v.number = static_cast<std::uint8_t>(number);
-    return comp_.push(v);
+    return comp_.push_committed(v);
   }
-  // A synchronization point now: A-Sync, Trace Info and the current context, from where a
-  // decoder can start (producer_options::sync_interval makes them periodically).
-  constexpr error_code sync() noexcept { return comp_.sync(); }
+  // A synchronization point: A-Sync, Trace Info, the current context and `next`, the address
+  // of the next instruction to execute, from where a decoder can start following execution
+  // (D5.4, D9.5: an A-Sync restarts everything). Call it every few KB of trace, so that a
+  // decoder handed a part of the stream (a ring buffer that wrapped) loses little.
+  constexpr error_code sync(std::uint64_t next) noexcept {
+    if (!aligned(next, set_)) return error_code::unencodable;
+    error_code e = comp_.sync_committed();
+    if (e == error_code::ok) e = comp_.target_committed(mask(align(next, set_)), isa_of(set_));
+    return e;
+  }
   // Everything held back (atoms wait to be packed together) goes out, and the bytes written
   // so far go to the sink. Call before the buffer's contents are needed, e.g. at the end.
   constexpr error_code flush() noexcept {
-    const error_code e = comp_.finish(true);
+    const error_code e = comp_.finish_committed();
     comp_.flush_output();
     return e;
   }
 
  private:
-  static constexpr element make(element_kind k) noexcept {
-    element e{};
-    e.kind = k;
-    return e;
+  // The element being made: a member, not a 64-byte local in every call (small stacks).
+  TRACECODEC_OWN_FRAME constexpr element& make(element_kind k) noexcept {
+    tracecodec::detail::zero_fill(el_);
+    el_.kind = k;
+    return el_;
   }
   static constexpr compressor_options options(const producer_options& o) noexcept {
     compressor_options c{};
@@ -241,14 +264,16 @@ class producer {
   static constexpr bool aligned(std::uint64_t a, code_set set) noexcept {
     return set == code_set::t32 || (a & 3u) == 0;
   }
-  constexpr element target_element(std::uint64_t address, code_set set) const noexcept {
-    element t = make(element_kind::target_address);
-    t.address = mask(align(address, set));
-    t.sub_isa = set == code_set::t32 ? isa::is1 : isa::is0;
-    return t;
+  // A64 is AArch64 (context sf), A32 and T32 are AArch32.
+  static constexpr bool consistent(code_set set, bool sf) noexcept {
+    return (set == code_set::a64) == sf;
+  }
+  static constexpr isa isa_of(code_set set) noexcept {
+    return set == code_set::t32 ? isa::is1 : isa::is0;
   }
 
   compressor<Config, 0> comp_;
+  element el_{};
   code_set set_ = code_set::a64;
   bool sf_ = true;
 };

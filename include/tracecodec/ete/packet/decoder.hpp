@@ -89,8 +89,10 @@ class decoder {
         const std::size_t avail = static_cast<std::size_t>(end_ - cur_);
         if (avail == 0) return at_end_of_input();
         const std::uint64_t off = pos_;
-        const parse_result r = avail >= 32 ? parse<false>(cur_, end_, off, out)
-                                           : parse<true>(cur_, end_, off, out);
+        // The compact form (firmware) has one parser, the one that checks every read.
+        const parse_result r = !tracecodec::detail::compact && avail >= 32
+                                   ? parse<false>(cur_, end_, off, out)
+                                   : parse<true>(cur_, end_, off, out);
         switch (r.status) {
           case parse_status::ok:
             note_tail(cur_, r.size);
@@ -195,12 +197,16 @@ class decoder {
     constexpr bool split = !std::is_same_v<std::remove_cvref_t<OnAtoms>, std::nullptr_t>;
     feed(data, size);
     if (end == input::last) finish();
-    packet p{};
+    // The compact form (firmware) keeps the packet in the decoder, not on the stack.
+    packet local{};
+    packet& p = tracecodec::detail::compact ? scratch_ : local;
     bool atom_only = false;  // p holds an atom packet: every field but the atom ones is zero
     for (;;) {
       // Hot loop: synchronized, nothing carried over, a whole packet surely in the input.
-      // Anything unusual (errors, A-Sync runs, the input's tail) goes through next().
-      if (!scanning_ && buf_len_ == 0 && !has_pending_ && conf_.status() == error_code::ok) {
+      // Anything unusual (errors, A-Sync runs, the input's tail) goes through next(). The
+      // compact form (firmware) has only next(): the same packets, a third of the code.
+      if (!tracecodec::detail::compact && !scanning_ && buf_len_ == 0 && !has_pending_ &&
+          conf_.status() == error_code::ok) {
         // The cursor lives in locals here: as members, every store the consumer makes could
         // alias them, and reloading the cursor would chain each packet to the last one's stores.
         // stats(), the position and zero_tail_ catch up when the loop ends.
@@ -329,7 +335,7 @@ class decoder {
   }
   static constexpr parse_result bad(error_code e) noexcept { return {parse_status::error, e, 0}; }
 
-  constexpr const header_table& table() const noexcept { return conf_.table(); }
+  constexpr const auto& table() const noexcept { return conf_.table(); }
 
   constexpr void advance(std::size_t n) noexcept {
     cur_ += n;
@@ -372,7 +378,7 @@ class decoder {
   // Reports the short zero run where it was found (bad_async), then the whole A-Sync at its
   // true offset (kept as the pending packet): it overlaps the packet that took its first zeros.
   constexpr decode_status overlap(const packet& async, std::uint32_t consumed) noexcept {
-    pending_ = async;
+    if (&async != &pending_) pending_ = async;
     has_pending_ = true;
     zero_tail_ = 0;
     return report({error_code::bad_async, async.offset + async.size - consumed, 0});
@@ -411,7 +417,7 @@ class decoder {
 
   // Byte-level A-Sync search (D5.4: 11+ zero bytes then 0x80), over carried bytes then input.
   // With expect_async_ the run began at a packet boundary, and anything else is bad_async.
-  constexpr decode_status scan(packet& out) noexcept {
+  TRACECODEC_OUT_OF_LINE constexpr decode_status scan(packet& out) noexcept {
     for (;;) {
       std::uint8_t b;
       std::uint64_t off;
@@ -462,7 +468,8 @@ class decoder {
       }
       if (b == 0x80 && expect_async_ && zeros_ < 11 && zeros_ + zero_tail_ >= 11) {
         // As in parse(): the run's first zeros went into packets decoded out of alignment.
-        packet a{};
+        packet& a = pending_;  // built where overlap() keeps it (no packet on the stack)
+        a = packet{};
         a.kind = packet_kind::async;
         a.offset = run_start_ - (11 - zeros_);
         a.size = 12;
@@ -739,7 +746,7 @@ class decoder {
   // (D9.2.14), the context of the with-context forms (D9.2.14.8), the Q count (D9.2.11.1).
   // Nothing is committed to the state until the whole packet is present.
   template <bool Checked>
-  TRACECODEC_HOT constexpr parse_result address_packet(payload_op op, std::uint8_t aux, const std::uint8_t* p,
+  TRACECODEC_HOT TRACECODEC_FLAT constexpr parse_result address_packet(payload_op op, std::uint8_t aux, const std::uint8_t* p,
                                         const std::uint8_t* q, const std::uint8_t* end,
                                         packet& out) noexcept {
     address_entry a{};
@@ -764,7 +771,7 @@ class decoder {
 
   // A 32-bit count field (COMMIT, CANCEL, Q COUNT) into out.count / out.value_bytes.
   template <bool Checked>
-  TRACECODEC_HOT static constexpr parse_result read_count(const std::uint8_t*& q, const std::uint8_t* end,
+  TRACECODEC_HOT TRACECODEC_FLAT static constexpr parse_result read_count(const std::uint8_t*& q, const std::uint8_t* end,
                                            packet& out) noexcept {
     std::uint64_t n = 0;
     std::uint8_t len = 0;
@@ -777,7 +784,7 @@ class decoder {
 
   // A continuation-coded field: the unchecked path reads it with one load (fields.hpp).
   template <bool Checked>
-  TRACECODEC_HOT static constexpr detail::read_status leb(const std::uint8_t*& q, const std::uint8_t* end,
+  TRACECODEC_HOT TRACECODEC_FLAT static constexpr detail::read_status leb(const std::uint8_t*& q, const std::uint8_t* end,
                                                           detail::leb_field f, std::uint64_t& value,
                                                           std::uint8_t& len) noexcept {
     if constexpr (Checked)
@@ -798,7 +805,7 @@ class decoder {
 
   // Reads an address payload of the given op (D9.2.14). Does not touch the history.
   template <bool Checked>
-  TRACECODEC_HOT constexpr parse_result read_address(payload_op op, std::uint8_t aux, const std::uint8_t*& q,
+  TRACECODEC_HOT TRACECODEC_FLAT constexpr parse_result read_address(payload_op op, std::uint8_t aux, const std::uint8_t*& q,
                                       const std::uint8_t* end, address_entry& a,
                                       packet& out) const noexcept {
     const address_entry& last = st_.history.entry[0];
@@ -854,7 +861,7 @@ class decoder {
 
   // ContextBytes (D9.2.14.9): EL, NSE (RME), SF, NS, then VMID and CONTEXTID when V and C say.
   template <bool Checked>
-  constexpr parse_result read_context(const std::uint8_t*& q, const std::uint8_t* end,
+  TRACECODEC_FLAT constexpr parse_result read_context(const std::uint8_t*& q, const std::uint8_t* end,
                                       context& ctx, std::uint8_t& flags) const noexcept {
     TRACECODEC_NEED(1);
     const std::uint8_t b = q[0];
@@ -889,6 +896,7 @@ class decoder {
   decoder_stats stats_{};
   diagnostic diag_{};
   packet pending_{};
+  packet scratch_{};  // decode()'s packet in the compact form
   const std::uint8_t* cur_ = nullptr;
   const std::uint8_t* end_ = nullptr;
   std::uint64_t pos_ = 0;        // stream offset of cur_

@@ -251,9 +251,10 @@ inline constexpr unsigned packet_kind_count = 0
 #undef TRACECODEC_ETE_COUNT
     ;
 
+// (The kinds' names are in the formatting header, host/ete/format.hpp: a codec image has no
+// strings.)
 struct packet_description {
   packet_kind kind;
-  const char* name;
   std::uint8_t lo, hi, mask;  // headers h with lo <= (h & mask) <= hi
   payload_op layout;
   legal_when legal;
@@ -283,7 +284,7 @@ constexpr packet_description_table make_packet_descriptions() noexcept {
   (void)A, (void)X, (void)S, (void)Q;
   return {{
 #define TRACECODEC_ETE_ROW(id, lo, hi, mask, layout, legal, bits, flags, traits, ...) \
-  {packet_kind::id, #id, lo, hi, mask, O::layout, L::legal, B::bits, flags, traits, __VA_ARGS__},
+  {packet_kind::id, lo, hi, mask, O::layout, L::legal, B::bits, flags, traits, __VA_ARGS__},
       TRACECODEC_ETE_PACKET_KINDS(TRACECODEC_ETE_ROW)
 #undef TRACECODEC_ETE_ROW
   }};
@@ -297,15 +298,31 @@ constexpr const packet_description& describe(packet_kind k) noexcept {
   return packet_descriptions.row[static_cast<unsigned>(k)];
 }
 
-constexpr const char* kind_name(packet_kind k) noexcept { return describe(k).name; }
-constexpr bool has_address(packet_kind k) noexcept { return describe(k).traits & kind_trait::address; }
-constexpr bool has_context(packet_kind k) noexcept { return describe(k).traits & kind_trait::context; }
-constexpr bool has_atoms(packet_kind k) noexcept { return describe(k).traits & kind_trait::atoms; }
-constexpr bool is_exception(packet_kind k) noexcept { return describe(k).traits & kind_trait::exception; }
-constexpr bool is_source_address(packet_kind k) noexcept { return describe(k).traits & kind_trait::source; }
-constexpr bool is_q(packet_kind k) noexcept { return describe(k).traits & kind_trait::q; }
+namespace detail {
+// The traits alone, a byte per kind: what code that runs reads (the rows are for building
+// tables at compile time, and would take their whole size into an image).
+struct kind_trait_table {
+  std::uint8_t of[packet_kind_count];
+};
+constexpr kind_trait_table make_kind_traits() noexcept {
+  kind_trait_table t{};
+  for (const packet_description& d : packet_descriptions.row) t.of[static_cast<unsigned>(d.kind)] = d.traits;
+  return t;
+}
+inline constexpr kind_trait_table kind_traits = make_kind_traits();
+constexpr bool has_trait(packet_kind k, std::uint8_t trait) noexcept {
+  return (kind_traits.of[static_cast<unsigned>(k)] & trait) != 0;
+}
+}  // namespace detail
+
+constexpr bool has_address(packet_kind k) noexcept { return detail::has_trait(k, kind_trait::address); }
+constexpr bool has_context(packet_kind k) noexcept { return detail::has_trait(k, kind_trait::context); }
+constexpr bool has_atoms(packet_kind k) noexcept { return detail::has_trait(k, kind_trait::atoms); }
+constexpr bool is_exception(packet_kind k) noexcept { return detail::has_trait(k, kind_trait::exception); }
+constexpr bool is_source_address(packet_kind k) noexcept { return detail::has_trait(k, kind_trait::source); }
+constexpr bool is_q(packet_kind k) noexcept { return detail::has_trait(k, kind_trait::q); }
 constexpr bool is_cycle_count(packet_kind k) noexcept {
-  return describe(k).traits & kind_trait::cycle_count;
+  return detail::has_trait(k, kind_trait::cycle_count);
 }
 constexpr const address_form& address_form_of(packet_kind k) noexcept { return describe(k).form; }
 

@@ -61,6 +61,29 @@ class encoder {
     }
     return encode_general(p, out, capacity);
   }
+  // The same into a buffer with room for any packet (room_bytes at out; an A-Sync at most
+  // that long), for a producer that writes into a buffer of its own (the element compressor):
+  // nothing is checked, copied or kept, and the bytes after the packet's may change, also when
+  // it fails.
+  static constexpr std::size_t room_bytes = 32;
+  constexpr encode_result encode_in_room(const packet& p, std::uint8_t* out) noexcept {
+    if (conf_.status() != error_code::ok) return {0, conf_.status()};
+    if (const int h = atom_header_of(p); h >= 0) {
+      out[0] = static_cast<std::uint8_t>(h);
+      return {1, error_code::ok};
+    }
+    if (p.kind == packet_kind::async) {  // D5.4: 11 or more zeros then 0x80
+      const std::uint64_t n = p.size ? p.size : 12;
+      if (n < 12 || n > room_bytes) return {0, error_code::unencodable};
+      for (std::uint64_t i = 0; i + 1 < n; ++i) out[i] = 0;
+      out[n - 1] = 0x80;
+      return {static_cast<std::uint32_t>(n), error_code::ok};
+    }
+    const int n = build(p, out, st_);
+    if (n < 0) return {0, static_cast<error_code>(-n)};
+    apply(p, st_);
+    return {static_cast<std::uint32_t>(n), error_code::ok};
+  }
   template <class Bytes>
   constexpr auto encode(const packet& p, Bytes& out) noexcept
       -> decltype(out.data(), out.size(), encode_result{}) {
@@ -76,6 +99,15 @@ class encoder {
   constexpr encode_many_result encode(const packet* first, std::size_t count, std::uint8_t* out,
                                       std::size_t capacity) noexcept {
     if (conf_.status() != error_code::ok) return {0, 0, conf_.status()};
+    if constexpr (tracecodec::detail::compact) {  // firmware: a packet at a time, less code
+      std::size_t at = 0;
+      for (std::size_t i = 0; i < count; ++i) {
+        const encode_result r = encode(first[i], out + at, capacity - at);
+        if (!r) return {at, i, r.error};
+        at += r.size;
+      }
+      return {at, count, error_code::ok};
+    }
     std::size_t at = 0, i = 0;
     while (i < count) {
       // Atom packets take one byte each, so up to `stop` none can overflow the buffer and
@@ -134,10 +166,17 @@ class encoder {
       out[n - 1] = 0x80;
       return {n, error_code::ok};
     }
-    // build() updates the state as it goes; a packet that fails, or does not fit, puts it
-    // back. (Building on a copy and storing that back reads the copy right after build()'s
-    // narrower stores, which the CPU cannot forward: a stall on every packet.)
-    const stream_state saved = st_;
+    // build() only writes bytes; the state the packet leaves behind is applied once it is
+    // written (apply()), so a packet that fails or does not fit changes nothing.
+    if constexpr (tracecodec::detail::compact) {
+      std::uint8_t tmp[32];  // the compact form: one path, built aside and copied
+      const int n = build(p, tmp, st_);
+      if (n < 0) return {0, static_cast<error_code>(-n)};
+      if (static_cast<std::size_t>(n) > capacity) return {0, error_code::buffer_too_small};
+      for (int i = 0; i < n; ++i) out[i] = tmp[i];
+      apply(p, st_);
+      return {static_cast<std::uint32_t>(n), error_code::ok};
+    }
     if (capacity >= 32) {
       // Room for any packet: built in place. (Built elsewhere and copied, the copy's wide
       // loads of build()'s byte stores cannot be forwarded: a stall on every packet.) A packet
@@ -154,20 +193,43 @@ class encoder {
 #endif
       const int n = build(p, out, st_);
       if (n < 0) {
-        st_ = saved;
         copy_small(out, keep, 32);
         return {0, static_cast<error_code>(-n)};
       }
+      apply(p, st_);
       return {static_cast<std::uint32_t>(n), error_code::ok};
     }
     std::uint8_t tmp[32];  // build() writes the bytes it counts; only those are copied
     const int n = build(p, tmp, st_);
-    if (n < 0 || static_cast<std::size_t>(n) > capacity) {
-      st_ = saved;
+    if (n < 0 || static_cast<std::size_t>(n) > capacity)
       return {0, n < 0 ? static_cast<error_code>(-n) : error_code::buffer_too_small};
-    }
     copy_small(out, tmp, static_cast<unsigned>(n));
+    apply(p, st_);
     return {static_cast<std::uint32_t>(n), error_code::ok};
+  }
+
+  // The retained state a written packet leaves behind (D9.2.1): the address history, the
+  // context, the timestamp, the cycle-count threshold.
+  TRACECODEC_OWN_FRAME static constexpr void apply(const packet& p, stream_state& st) noexcept {
+    using K = packet_kind;
+    std::uint64_t a = 0;  // the address the history takes
+    isa s = isa::is0;
+    if (const address_header af = form_of(p.kind, p.index); af.form >= 0) {
+      a = p.address;  // every address form (D9.2.18.4)
+      s = p.sub_isa;
+      if (af.with_context) st.ctx = p.ctx;
+    } else {
+      switch (p.kind) {
+        case K::context: st.ctx = p.ctx; return;
+        case K::trace_info: st.trace_info(p.info & 1u, p.cycles); return;
+        case K::timestamp: st.timestamp = p.timestamp; return;
+        case K::exception_unknown_address:
+        case K::transaction_failure:
+        case K::pe_reset: break;  // address 0, IS0 (D9.2.18.5)
+        default: return;
+      }
+    }
+    st.history.add(a, s);
   }
 
   // Copies n <= 32 bytes with a few overlapping fixed-size moves (no loop of n steps).
@@ -209,10 +271,14 @@ class encoder {
 #endif
   }
 
+ public:
   // The header of a well-formed atom packet (D5.41-D5.46), or -1 for any other packet,
   // through the perfect hash of header_table.hpp: the key's three fields are next to each
-  // other in struct packet, so on a little-endian target they are one 8-byte load.
+  // other in struct packet, so on a little-endian target they are one 8-byte load. The
+  // compact form (firmware) computes the header instead: no 2.3 KB hash table in the image.
   static constexpr int atom_header_of(const packet& p) noexcept {
+    if constexpr (tracecodec::detail::compact)
+      return detail::atom_header(p.kind, p.atoms, p.atom_count);
     std::uint64_t key = 0;
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && \
     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -233,27 +299,57 @@ class encoder {
     const unsigned i = detail::atom_slot(key);
     return detail::atom_slots.key[i] == key ? detail::atom_slots.header[i] : -1;
   }
-  constexpr const header_table& table() const noexcept { return conf_.table(); }
+ private:
+  constexpr const auto& table() const noexcept { return conf_.table(); }
 
   static constexpr int fail(error_code e) noexcept { return -static_cast<int>(e); }
 
-  // The header must exist in this configuration and mean this kind (the same table the
-  // decoder dispatches on).
+  // The header must exist in this configuration and mean this kind (what the decoder's
+  // table dispatches it to).
   constexpr bool header_ok(std::uint8_t h, packet_kind k) const noexcept {
-    const header_entry& e = table()[h];
-    if (e.op == payload_op::reserved || e.op == payload_op::unsupported) return false;
-    if (e.op == payload_op::exception || e.op == payload_op::extension) return true;
-    return e.kind == k;
+    if constexpr (Config::is_fixed) {
+      // A fixed configuration: whether the kind's row is legal, a bit per kind; only an
+      // Event's header bits decide more (the events implemented, D5.68).
+      constexpr detail::legal_kind_bits legal = detail::legal_kinds(Config::value);
+      static_assert(detail::legal_kinds_agree(legal, Config::value));
+      const unsigned i = static_cast<unsigned>(k);
+      if (((legal.bits[i / 64] >> (i % 64)) & 1u) == 0) return false;
+      return k != packet_kind::event || ((h & 0xfu) >> cfg().numevent) == 0;
+    } else {
+      const header_entry& e = table()[h];
+      if (e.op == payload_op::reserved || e.op == payload_op::unsupported) return false;
+      if (e.op == payload_op::exception || e.op == payload_op::extension) return true;
+      return e.kind == k;
+    }
   }
 
   // Chooses a run length: the requested one if it holds the value, else the shortest.
-  static constexpr int leb_len(std::uint64_t value, std::uint8_t requested,
-                               detail::leb_field f) noexcept {
+  TRACECODEC_FLAT static constexpr int leb_len(std::uint64_t value, std::uint8_t requested,
+                                               detail::leb_field f) noexcept {
     const std::uint8_t min = detail::leb_size(value, f);
     if ((value & ~detail::width_mask(f)) != 0) return -1;
     if (requested == 0) return min;
     if (requested < min || requested > f.max_bytes) return -1;
     return requested;
+  }
+
+  // A continuation-coded field at o + at, in the requested number of bytes or the fewest;
+  // returns where the packet goes on, or -1. One function (no closure): a leaf, so that a
+  // firmware call's stack holds no frame below it.
+  TRACECODEC_OUT_OF_LINE static constexpr int leb_at(std::uint8_t* o, int at, std::uint64_t v,
+                                                     std::uint8_t req, detail::leb_field f) noexcept {
+    const int len = leb_len(v, req, f);
+    if (len < 0) return -1;
+    return at + static_cast<int>(detail::write_leb(o + at, v, static_cast<unsigned>(len), f));
+  }
+
+  // Whether the kind exists in the configuration (a fixed one: a constant, see kind_exists).
+  static constexpr bool exists(packet_kind k) noexcept { return detail::kind_exists<Config>(k); }
+
+  // A packet that is its header h (of kind k): 1, or why not.
+  constexpr int header_only(std::uint8_t* o, packet_kind k, std::uint8_t h) const noexcept {
+    o[0] = h;
+    return header_ok(h, k) ? 1 : fail(error_code::reserved_header);
   }
 
   // Mispredict / Cancel format 2 field A from its atoms (D5.39): -, E, EE, N.
@@ -272,12 +368,11 @@ class encoder {
 
   // Address payload for an address form. `form`: 0 exact, 1 short, 2 32-bit, 3 64-bit.
   constexpr int write_address(std::uint8_t* o, int form, isa s, const packet& p,
-                              stream_state& st) const noexcept {
+                              const stream_state& st) const noexcept {
     const std::uint64_t a = p.address;
     const address_entry& last = st.history.entry[0];
     if (form == 0) {
       if (!exact_match(p, st.history)) return fail(error_code::unencodable);
-      st.history.add(a, p.sub_isa);
       return 0;
     }
     if (p.sub_isa != s || (a & detail::isa_alignment_mask(s))) return fail(error_code::unencodable);
@@ -303,11 +398,10 @@ class encoder {
       detail::write_long_address(o, a, s, true);
       n = 8;
     }
-    st.history.add(a, s);
     return n;
   }
 
-  constexpr int write_context(std::uint8_t* o, const packet& p, stream_state& st) const noexcept {
+  constexpr int write_context(std::uint8_t* o, const packet& p, const stream_state& st) const noexcept {
     const context& c = p.ctx;
     const bool v = p.flags & packet_flag::has_vmid, cid = p.flags & packet_flag::has_context_id;
     if ((v && cfg().vmidsize == 0) || (cid && cfg().cidsize == 0))
@@ -327,39 +421,40 @@ class encoder {
       detail::store_le(o + n, c.context_id, 4);
       n += 4;
     }
-    st.ctx = c;
     return n;
   }
 
-  // The header byte of a kind: the first of its row's header range (description.hpp).
-  // (A byte per kind: the run-time lookups of build() read one small array.)
-  struct kind_headers {
-    std::uint8_t of[packet_kind_count];
-  };
-  static constexpr kind_headers make_kind_headers() noexcept {
-    kind_headers t{};
-    for (const packet_description& d : packet_descriptions.row) t.of[static_cast<unsigned>(d.kind)] = d.lo;
-    return t;
-  }
-  static constexpr kind_headers headers_ = make_kind_headers();
-  static constexpr std::uint8_t header_of(packet_kind k) noexcept {
-    return headers_.of[static_cast<unsigned>(k)];
-  }
-
-  // How an address-form packet is written: the address header (an Exception's is the one of
-  // the target form it mirrors, D9.2.13.1), the address width, isa, and whether a context
-  // follows. One table by kind, so the hot path looks the form up instead of switching.
-  struct address_header {
+  // Per kind, from its row (description.hpp), two bytes: the header it is written with (the
+  // first of its row's range; an Exception packet's address form: the header of the target
+  // form it mirrors, D9.2.13.1) and what sort of packet it is. (Small arrays: build() reads
+  // them at run time, and the rows themselves would take their whole size into an image.)
+  struct kind_form {
     std::uint8_t header = 0;
-    int form = -1;  // address_width: 0 exact, 1 short, 2 32-bit, 3 64-bit; -1 no address form
-    isa s = isa::is0;
-    bool with_context = false;
+    std::uint8_t bits = 0;
   };
-  struct address_headers {
-    address_header of[packet_kind_count];
+  struct form_bit {
+    static constexpr std::uint8_t width = 3;       // address_width, with `address`
+    static constexpr std::uint8_t address = 4;     // an address form (target, exception, source, Q)
+    static constexpr std::uint8_t is1 = 8;
+    static constexpr std::uint8_t context = 16;    // the address form carries a context
+    static constexpr std::uint8_t exception = 32;  // its Exception information byte comes first
+    static constexpr std::uint8_t q = 64;          // a Q packet: COUNT follows
+    static constexpr std::uint8_t single = 128;    // the header alone is the packet
+    static constexpr std::uint8_t unsupported = 3; // (without `address`) a layout not decoded
   };
-  static constexpr address_headers make_address_headers() noexcept {
-    address_headers t{};
+  struct kind_forms {
+    kind_form of[packet_kind_count];
+  };
+  static constexpr kind_forms make_kind_forms() noexcept {
+    kind_forms t{};
+    for (const packet_description& d : packet_descriptions.row) {
+      kind_form& k = t.of[static_cast<unsigned>(d.kind)];
+      k.header = d.lo;
+      if (d.layout == payload_op::none && d.bits == header_bits::none && d.flags == 0 &&
+          d.traits == 0 && d.lo == d.hi)
+        k.bits = form_bit::single;  // Trace On, Transaction Start/Commit, Timestamp Marker, Ignore
+      if (d.layout == payload_op::unsupported) k.bits = form_bit::unsupported;
+    }
     for (const packet_description& d : packet_descriptions.row) {
       const address_form& f = d.form;
       if (f.family == address_family::none) continue;
@@ -367,31 +462,53 @@ class encoder {
                                    ? address_kind(address_family::target, f.width, f.sub_isa,
                                                   f.with_context)
                                    : d.kind;
-      t.of[static_cast<unsigned>(d.kind)] = {header_of(sent), static_cast<int>(f.width),
-                                             f.sub_isa, f.with_context};
+      kind_form& k = t.of[static_cast<unsigned>(d.kind)];
+      k.header = t.of[static_cast<unsigned>(sent)].header;
+      k.bits = static_cast<std::uint8_t>(
+          form_bit::address | static_cast<unsigned>(f.width) |
+          (f.sub_isa == isa::is1 ? form_bit::is1 : 0u) | (f.with_context ? form_bit::context : 0u) |
+          ((d.traits & kind_trait::exception) ? form_bit::exception : 0u) |
+          ((d.traits & kind_trait::q) ? form_bit::q : 0u));
     }
     return t;
   }
-  static constexpr address_headers forms_ = make_address_headers();
-  static constexpr address_header form_of(packet_kind k, std::uint8_t index) noexcept {
-    address_header f = forms_.of[static_cast<unsigned>(k)];
-    if (f.form == 0) f.header = static_cast<std::uint8_t>(f.header | (index & 3u));
+  static constexpr kind_forms forms_ = make_kind_forms();
+  // The header a kind is written with (not for the Exception kinds: see exception_info()).
+  static constexpr std::uint8_t header_of(packet_kind k) noexcept {
+    return forms_.of[static_cast<unsigned>(k)].header;
+  }
+  // Cycle Count format 2 with COMMOPT 1: F is bit 0 of the header (D5.32), canonical 1.
+  static constexpr std::uint8_t cycle_count_f2_1_f1 = describe(packet_kind::cycle_count_f2_1).hi;
+  static constexpr std::uint8_t exception_header = describe(packet_kind::exception_exact).lo;
+
+  // How an address-form packet is written: the address header, the address width, isa,
+  // whether a context follows, and whether it is an Exception or Q packet.
+  struct address_header {
+    std::uint8_t header = 0;
+    int form = -1;  // address_width: 0 exact, 1 short, 2 32-bit, 3 64-bit; -1 no address form
+    isa s = isa::is0;
+    bool with_context = false;
+    bool exception = false;  // an Exception packet: its information byte comes first
+    bool q = false;          // a Q packet: its COUNT follows
+  };
+  TRACECODEC_FLAT static constexpr address_header form_of(packet_kind k, std::uint8_t index) noexcept {
+    const kind_form p = forms_.of[static_cast<unsigned>(k)];
+    address_header f;
+    if (!(p.bits & form_bit::address)) return f;
+    f.form = p.bits & form_bit::width;
+    f.s = (p.bits & form_bit::is1) ? isa::is1 : isa::is0;
+    f.with_context = (p.bits & form_bit::context) != 0;
+    f.exception = (p.bits & form_bit::exception) != 0;
+    f.q = (p.bits & form_bit::q) != 0;
+    f.header = f.form == 0 ? static_cast<std::uint8_t>(p.header | (index & 3u)) : p.header;
     return f;
   }
 
-  // Writes the packet into o (32 bytes), updating st. Returns the size or -error_code.
-  constexpr int build(const packet& p, std::uint8_t* o, stream_state& st) const noexcept {
+  // Writes the packet into o (32 bytes) against the state st (apply() then updates it).
+  // Returns the size or -error_code.
+  constexpr int build(const packet& p, std::uint8_t* o, const stream_state& st) const noexcept {
     using K = packet_kind;
     const config& c = cfg();
-    auto leb = [&](int at, std::uint64_t v, std::uint8_t req, detail::leb_field f) -> int {
-      const int len = leb_len(v, req, f);
-      if (len < 0) return -1;
-      return at + static_cast<int>(detail::write_leb(o + at, v, static_cast<unsigned>(len), f));
-    };
-    auto single = [&](std::uint8_t h) -> int {
-      o[0] = h;
-      return header_ok(h, p.kind) ? 1 : fail(error_code::reserved_header);
-    };
     // Address forms first, from a table: they are most of what is not an atom, and this
     // spares them the switch's indirect jump.
     if (const address_header af = form_of(p.kind, p.index); af.form >= 0)
@@ -402,17 +519,19 @@ class encoder {
       case K::overflow: o[0] = 0; o[1] = 5; return 2;
       case K::context_same:  // says "unchanged": only the current context can be sent so
         if (!(p.ctx == st.ctx)) return fail(error_code::unencodable);
-        return single(header_of(K::context_same));
+        return header_only(o, p.kind, header_of(K::context_same));
       case K::event:
         if (p.events == 0 || p.events > 15) return fail(error_code::unencodable);
-        return single(static_cast<std::uint8_t>(header_of(K::ignore) | p.events));  // D5.68: V=0 is Ignore
+        return header_only(o, p.kind, static_cast<std::uint8_t>(header_of(K::ignore) | p.events));  // D5.68: V=0 is Ignore
       case K::q:
+        if (!exists(K::q)) return fail(error_code::reserved_header);
         if (!(p.flags & packet_flag::count_unknown)) return fail(error_code::unencodable);
-        return single(header_of(K::q));
+        return header_only(o, p.kind, header_of(K::q));
       case K::q_count: {
+        if (!exists(K::q_count)) return fail(error_code::reserved_header);
         o[0] = header_of(K::q_count);
         if (!header_ok(o[0], p.kind)) return fail(error_code::reserved_header);
-        const int n = leb(1, p.count, p.value_bytes, detail::leb32);
+        const int n = leb_at(o, 1, p.count, p.value_bytes, detail::leb32);
         return n < 0 ? fail(error_code::unencodable) : n;
       }
 
@@ -423,22 +542,22 @@ class encoder {
         if (p.plctl & 1u) o[n++] = p.info;
         else if (p.info) return fail(error_code::unencodable);
         if (p.plctl & 4u) {
-          n = leb(n, p.count, p.value_bytes, detail::leb32);
+          n = leb_at(o, n, p.count, p.value_bytes, detail::leb32);
           if (n < 0) return fail(error_code::unencodable);
         } else if (p.count) {
           return fail(error_code::unencodable);
         }
         if (p.plctl & 8u) {
-          n = leb(n, p.cycles, p.count_bytes, detail::leb_cyct);
+          n = leb_at(o, n, p.cycles, p.count_bytes, detail::leb_cyct);
           if (n < 0) return fail(error_code::unencodable);
         } else if (p.cycles) {
           return fail(error_code::unencodable);
         }
-        st.trace_info(p.info & 1u, p.cycles);
         return n;
       }
 
       case K::timestamp: {
+        if (!exists(K::timestamp)) return fail(error_code::reserved_header);
         const bool with_count = p.flags & packet_flag::has_count;
         o[0] = static_cast<std::uint8_t>(header_of(K::timestamp) | (with_count ? 1u : 0u));
         if (!header_ok(o[0], p.kind)) return fail(error_code::reserved_header);
@@ -452,14 +571,15 @@ class encoder {
         }
         if (len > f.max_bytes || ((p.timestamp ^ st.timestamp) & ~detail::leb_mask(len)) != 0)
           return fail(error_code::unencodable);
-        int n = 1 + static_cast<int>(detail::write_leb(o + 1, p.timestamp, len, f));
+        // The low len bytes' worth of bits, exactly len bytes (the run the decoder replaces).
+        int n = leb_at(o, 1, p.timestamp & detail::leb_mask(len), static_cast<std::uint8_t>(len), f);
+        if (n < 0) return fail(error_code::unencodable);
         if (with_count) {
-          n = leb(n, p.cycles, p.count_bytes, detail::leb_count);
+          n = leb_at(o, n, p.cycles, p.count_bytes, detail::leb_count);
           if (n < 0) return fail(error_code::unencodable);
         } else if (p.cycles) {
           return fail(error_code::unencodable);
         }
-        st.timestamp = p.timestamp;
         return n;
       }
 
@@ -467,19 +587,23 @@ class encoder {
       case K::cycle_count_f1_0_unknown:
       case K::cycle_count_f1_1:
       case K::cycle_count_f1_1_unknown: {
+        if (p.kind == K::cycle_count_f1_0 || p.kind == K::cycle_count_f1_0_unknown
+                ? !exists(K::cycle_count_f1_0)
+                : !exists(K::cycle_count_f1_1))
+          return fail(error_code::reserved_header);
         const bool unknown = p.kind == K::cycle_count_f1_0_unknown || p.kind == K::cycle_count_f1_1_unknown;
         o[0] = header_of(p.kind);
         if (!header_ok(o[0], p.kind)) return fail(error_code::reserved_header);
         int n = 1;
         if (!c.commopt) {
-          n = leb(n, p.count, p.value_bytes, detail::leb32);
+          n = leb_at(o, n, p.count, p.value_bytes, detail::leb32);
           if (n < 0) return fail(error_code::unencodable);
         } else if (p.count) {
           return fail(error_code::unencodable);
         }
         if (!unknown) {
           if (p.cycles < st.cc_threshold) return fail(error_code::unencodable);
-          n = leb(n, p.cycles - st.cc_threshold, p.count_bytes, detail::leb_count);
+          n = leb_at(o, n, p.cycles - st.cc_threshold, p.count_bytes, detail::leb_count);
           if (n < 0) return fail(error_code::unencodable);
         }
         return n;
@@ -488,6 +612,9 @@ class encoder {
       case K::cycle_count_f2_0_small:
       case K::cycle_count_f2_0_large:
       case K::cycle_count_f2_1: {
+        if (p.kind == K::cycle_count_f2_1 ? !exists(K::cycle_count_f2_1)
+                                           : !exists(K::cycle_count_f2_0_small))
+          return fail(error_code::reserved_header);
         if (p.cycles < st.cc_threshold || p.cycles - st.cc_threshold > 15)
           return fail(error_code::unencodable);
         const unsigned bbbb = p.cycles - st.cc_threshold;
@@ -503,7 +630,7 @@ class encoder {
           aaaa = static_cast<unsigned>(a);
         } else {
           if (p.count || (p.ignored_bits & ~0x1fu)) return fail(error_code::unencodable);
-          o[0] = static_cast<std::uint8_t>(describe(p.kind).hi ^ ((p.ignored_bits >> 4) & 1u));
+          o[0] = static_cast<std::uint8_t>(cycle_count_f2_1_f1 ^ ((p.ignored_bits >> 4) & 1u));
           aaaa = 0xfu ^ (p.ignored_bits & 0xfu);
         }
         if (!header_ok(o[0], p.kind)) return fail(error_code::reserved_header);
@@ -513,6 +640,9 @@ class encoder {
 
       case K::cycle_count_f3_0:
       case K::cycle_count_f3_1: {
+        if (p.kind == K::cycle_count_f3_0 ? !exists(K::cycle_count_f3_0)
+                                           : !exists(K::cycle_count_f3_1))
+          return fail(error_code::reserved_header);
         if (p.cycles < st.cc_threshold || p.cycles - st.cc_threshold > 3)
           return fail(error_code::unencodable);
         const unsigned bb = p.cycles - st.cc_threshold;
@@ -524,30 +654,33 @@ class encoder {
           if (p.count || p.ignored_bits > 3) return fail(error_code::unencodable);
           aa = p.ignored_bits;
         }
-        return single(static_cast<std::uint8_t>(header_of(p.kind) | (aa << 2) | bb));
+        return header_only(o, p.kind, static_cast<std::uint8_t>(header_of(p.kind) | (aa << 2) | bb));
       }
 
       case K::commit:
       case K::cancel_f1: {
+        if (!exists(K::commit)) return fail(error_code::reserved_header);  // speculation
         o[0] = header_of(p.kind);
         if (p.kind == K::cancel_f1 && (p.flags & packet_flag::mispredict)) o[0] |= 1u;
         if (!header_ok(o[0], p.kind)) return fail(error_code::reserved_header);
         if (p.kind == K::cancel_f1 && p.count == 0) return fail(error_code::unencodable);
-        const int n = leb(1, p.count, p.value_bytes, detail::leb32);
+        const int n = leb_at(o, 1, p.count, p.value_bytes, detail::leb32);
         return n < 0 ? fail(error_code::unencodable) : n;
       }
 
       case K::mispredict:
       case K::cancel_f2: {
+        if (p.kind == K::cancel_f2 && !exists(K::cancel_f2)) return fail(error_code::reserved_header);
         const int a = mispredict_a(p);
         if (a < 0 || (p.kind == K::cancel_f2 && p.count != 1) || (p.kind == K::mispredict && p.count))
           return fail(error_code::unencodable);
-        return single(static_cast<std::uint8_t>(header_of(p.kind) | a));
+        return header_only(o, p.kind, static_cast<std::uint8_t>(header_of(p.kind) | a));
       }
       case K::cancel_f3: {
+        if (!exists(K::cancel_f3)) return fail(error_code::reserved_header);
         if (p.count < 2 || p.count > 5 || p.atom_count > 1 || p.atoms != p.atom_count)
           return fail(error_code::unencodable);
-        return single(static_cast<std::uint8_t>(header_of(p.kind) | ((p.count - 2) << 1) | p.atom_count));
+        return header_only(o, p.kind, static_cast<std::uint8_t>(header_of(p.kind) | ((p.count - 2) << 1) | p.atom_count));
       }
 
       case K::atom_f1:
@@ -561,7 +694,7 @@ class encoder {
         // one test of which atom packets exist.
         const int h = atom_header_of(p);
         if (h < 0) return fail(error_code::unencodable);
-        return single(static_cast<std::uint8_t>(h));
+        return header_only(o, p.kind, static_cast<std::uint8_t>(h));
       }
 
       case K::context: {
@@ -579,11 +712,11 @@ class encoder {
         const int n = exception_info(o, p);
         if (n < 0) return n;
         o[n] = header_of(K::ignore);  // D5.24: the address header 0x70 says UNKNOWN
-        st.history.add(0, isa::is0);  // D9.2.18.5
         return n + 1;
       }
 
       case K::instrumentation:
+        if (!exists(K::instrumentation)) return fail(error_code::reserved_header);
         o[0] = header_of(K::instrumentation);
         if (!header_ok(o[0], p.kind)) return fail(error_code::reserved_header);
         o[1] = p.info;
@@ -593,11 +726,11 @@ class encoder {
       default: {
         // Header-only packets with nothing in their header bits (Trace On, Transaction
         // Start/Commit, Timestamp Marker, Ignore): the row's header is the packet.
-        const packet_description& d = describe(p.kind);
-        if (d.layout == payload_op::none && d.bits == header_bits::none && d.flags == 0 &&
-            d.traits == 0 && d.lo == d.hi)
-          return single(d.lo);
-        if (d.layout == payload_op::unsupported) return fail(error_code::unsupported_packet);
+        const unsigned k = static_cast<unsigned>(p.kind);
+        if (k >= packet_kind_count) break;
+        const kind_form f = forms_.of[k];
+        if (f.bits == form_bit::unsupported) return fail(error_code::unsupported_packet);
+        if (f.bits == form_bit::single) return header_only(o, p.kind, f.header);
         break;
       }
     }
@@ -607,9 +740,9 @@ class encoder {
 
   // Every packet with an address form: target, exception, source and Q packets.
   constexpr int build_address(const packet& p, const address_header& af, std::uint8_t* o,
-                              stream_state& st) const noexcept {
+                              const stream_state& st) const noexcept {
     int n = 0;
-    if (is_exception(p.kind)) {
+    if (af.exception) {
       n = exception_info(o, p);
       if (n < 0) return n;
       o[n++] = af.header;
@@ -626,10 +759,9 @@ class encoder {
       if (k < 0) return k;
       n += k;
     }
-    if (is_q(p.kind)) {
-      const int len = leb_len(p.count, p.value_bytes, detail::leb32);
-      if (len < 0) return fail(error_code::unencodable);
-      n += static_cast<int>(detail::write_leb(o + n, p.count, static_cast<unsigned>(len), detail::leb32));
+    if (af.q) {
+      n = leb_at(o, n, p.count, p.value_bytes, detail::leb32);
+      if (n < 0) return fail(error_code::unencodable);
     }
     return n;
   }
@@ -642,7 +774,7 @@ class encoder {
     if ((p.exception_elements != 1 && p.exception_elements != 2) || p.exception_type > 0x3ff ||
         (second && !cfg().etmv4()) || p.value_bytes > 2)
       return fail(error_code::unencodable);
-    o[0] = header_of(packet_kind::exception_exact);
+    o[0] = exception_header;
     o[1] = static_cast<std::uint8_t>((p.exception_elements & 1u) | ((p.exception_type & 0x1fu) << 1) |
                                      ((p.exception_elements >> 1) << 6) | (second ? 0x80u : 0u));
     if (!second) return 2;

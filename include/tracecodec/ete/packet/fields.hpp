@@ -32,7 +32,7 @@ enum class read_status : std::uint8_t { ok, need_more, overlong };
 
 // Reads one continuation-coded run starting at q. On ok, q points past it, `value` holds the
 // bits and `len` the byte count. Never reads at or beyond `end`.
-constexpr read_status read_leb(const std::uint8_t*& q, const std::uint8_t* end, leb_field f,
+TRACECODEC_FLAT constexpr read_status read_leb(const std::uint8_t*& q, const std::uint8_t* end, leb_field f,
                                std::uint64_t& value, std::uint8_t& len) noexcept {
   std::uint64_t v = 0;
   for (unsigned i = 0; i < f.max_bytes; ++i) {
@@ -56,7 +56,7 @@ constexpr read_status read_leb(const std::uint8_t*& q, const std::uint8_t* end, 
   return read_status::overlong;  // continuation bit set in the last permitted byte
 }
 
-constexpr std::uint64_t load_le(const std::uint8_t* p, unsigned n) noexcept {
+TRACECODEC_FLAT constexpr std::uint64_t load_le(const std::uint8_t* p, unsigned n) noexcept {
   std::uint64_t v = 0;
   for (unsigned i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
   return v;
@@ -121,8 +121,9 @@ constexpr std::uint8_t leb_size(std::uint64_t value, leb_field f) noexcept {
   return n;
 }
 
-// Writes `value` in exactly `len` bytes (len >= leb_size). Returns bytes written.
-constexpr unsigned write_leb(std::uint8_t* out, std::uint64_t value, unsigned len,
+// Writes `value` in exactly `len` bytes (len >= leb_size). Returns bytes written. (One caller,
+// the encoder's leb_at(): inlined there in the compact form.)
+TRACECODEC_FLAT constexpr unsigned write_leb(std::uint8_t* out, std::uint64_t value, unsigned len,
                              leb_field f) noexcept {
   for (unsigned i = 0; i < len; ++i) {
     if (i == 8u && f.last_full) {

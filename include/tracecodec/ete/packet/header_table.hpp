@@ -34,7 +34,7 @@ struct header_table {
 
 namespace detail {
 
-constexpr header_entry make(packet_kind k, payload_op op, std::uint8_t aux = 0) noexcept {
+TRACECODEC_FLAT constexpr header_entry make(packet_kind k, payload_op op, std::uint8_t aux = 0) noexcept {
   header_entry e{};
   e.kind = k;
   e.op = op;
@@ -42,7 +42,7 @@ constexpr header_entry make(packet_kind k, payload_op op, std::uint8_t aux = 0) 
   return e;
 }
 
-constexpr header_entry atoms(packet_kind k, std::uint32_t bits, std::uint8_t n) noexcept {
+TRACECODEC_FLAT constexpr header_entry atoms(packet_kind k, std::uint32_t bits, std::uint8_t n) noexcept {
   header_entry e = make(k, payload_op::none);
   e.atoms = bits;
   e.atom_count = n;
@@ -50,7 +50,7 @@ constexpr header_entry atoms(packet_kind k, std::uint32_t bits, std::uint8_t n) 
 }
 
 // D9.2.10: atom headers 0xC0-0xFF.
-constexpr header_entry atom_entry(std::uint8_t h) noexcept {
+TRACECODEC_FLAT constexpr header_entry atom_entry(std::uint8_t h) noexcept {
   using K = packet_kind;
   if ((h & 0xfe) == 0xf6) return atoms(K::atom_f1, h & 1u, 1);
   if ((h & 0xfc) == 0xd8) return atoms(K::atom_f2, h & 3u, 2);
@@ -109,6 +109,59 @@ constexpr atom_slot_table make_atom_slots() noexcept {
 }
 inline constexpr atom_slot_table atom_slots = make_atom_slots();
 static_assert(atom_slots.perfect, "two atom headers share a hash slot: choose another multiplier");
+
+// The same mapping computed instead of looked up (the encoder's compact form, the element
+// compressor's atom packing). The header of the atom packet that carries exactly these n
+// atoms (bits, oldest in bit 0), or -1: formats 1-3 take any pattern of their count; 4 and 5 a
+// few (D5.44-D5.46); format 6 is COUNT+3 E atoms then E (A=0) or N (A=1), COUNT 0..20. No
+// pattern fits two formats, so the atoms alone choose the header.
+constexpr int atom_header_for(std::uint8_t n, std::uint32_t atoms) noexcept {
+  if (n <= 3) {
+    if (n == 0 || (atoms >> n) != 0) return -1;
+    return static_cast<int>((n == 1 ? 0xf6u : n == 2 ? 0xd8u : 0xf8u) | atoms);
+  }
+  if (n == 4) {
+    if (atoms == 0b1110) return 0xdc;
+    if (atoms == 0b0000) return 0xdd;
+    if (atoms == 0b1010) return 0xde;
+    if (atoms == 0b0101) return 0xdf;
+  } else if (n == 5) {
+    if (atoms == 0b11110) return 0xf5;
+    if (atoms == 0b00000) return 0xd5;
+    if (atoms == 0b01010) return 0xd6;
+    if (atoms == 0b10101) return 0xd7;
+  }
+  if (n > 24 || (atoms >> n) != 0) return -1;
+  const std::uint32_t es = (1u << (n - 1u)) - 1u;  // format 6: E^(n-1) first
+  if ((atoms & es) != es) return -1;
+  const bool last_n = ((atoms >> (n - 1u)) & 1u) == 0;
+  return static_cast<int>(0xc0u | (last_n ? 0x20u : 0u) | (n - 4u));
+}
+// The kind an atom header (0xC0-0xFF) decodes to (D9.2.10).
+constexpr packet_kind atom_kind_of(std::uint8_t h) noexcept {
+  using K = packet_kind;
+  if ((h & 0xfe) == 0xf6) return K::atom_f1;
+  if ((h & 0xfc) == 0xd8) return K::atom_f2;
+  if ((h & 0xf8) == 0xf8) return K::atom_f3;
+  if ((h & 0xfc) == 0xdc) return K::atom_f4;
+  if (h == 0xf5) return K::atom_f5_1;
+  if (h >= 0xd5 && h <= 0xd7) return K::atom_f5_2;
+  return K::atom_f6;
+}
+// The header of a well-formed atom packet (kind, atoms, count), or -1.
+constexpr int atom_header(packet_kind k, std::uint32_t atoms, std::uint8_t n) noexcept {
+  const int h = atom_header_for(n, atoms);
+  return h >= 0 && atom_kind_of(static_cast<std::uint8_t>(h)) == k ? h : -1;
+}
+// Every atom header's own packet maps back to it.
+constexpr bool atom_header_matches_table() noexcept {
+  for (unsigned h = 0xc0; h <= 0xff; ++h) {
+    const header_entry e = atom_entry(static_cast<std::uint8_t>(h));
+    if (atom_header(e.kind, e.atoms, e.atom_count) != static_cast<int>(h)) return false;
+  }
+  return true;
+}
+static_assert(atom_header_matches_table());
 
 // Atoms of Mispredict / Cancel format 2 field A (D9.2.9.2, D9.2.8.5): -, E, EE, N.
 inline constexpr std::uint32_t mispredict_atoms[4] = {0, 1, 3, 0};
@@ -256,6 +309,179 @@ template <class FixedConfig>
 inline constexpr header_table header_table_for = make_header_table(FixedConfig::value);
 
 namespace detail {
+// The compact form of a configuration's table (firmware images, TRACECODEC_COMPACT): for each
+// header an index into the table's distinct entries, each packed into 8 bytes; the atoms a
+// header carries (atom formats, Mispredict and Cancel field A) are computed from the header
+// byte as the header table computes them. About 0.9 KB instead of 4 KB; a lookup is an extra
+// load and a few operations, so the other forms keep the 16-byte entries.
+struct packed_entry {
+  packet_kind kind = packet_kind::async;
+  payload_op op = payload_op::reserved;
+  std::uint8_t aux = 0, count = 0, flags = 0, ignored = 0;
+  std::uint8_t bits = 0;  // 1 complete, 2 plain, [3:2] where the atoms come from (atoms_from)
+  std::uint8_t unused = 0;
+  constexpr bool operator==(const packed_entry&) const = default;
+};
+enum atoms_from : std::uint8_t { no_atoms, atom_header_bits, field_a, cancel_f3_bit };
+
+constexpr atoms_from atom_source(header_bits b) noexcept {
+  return b == header_bits::atoms                                          ? atom_header_bits
+         : b == header_bits::mispredict_a || b == header_bits::cancel_f2 ? field_a
+         : b == header_bits::cancel_f3                                    ? cancel_f3_bit
+                                                                          : no_atoms;
+}
+// The atoms-source of the row header h resolves to in c (its entry's kind names the row).
+constexpr atoms_from atom_source_of(const header_entry& e) noexcept {
+  for (const packet_description& d : packet_descriptions.row)
+    if (d.kind == e.kind) return atom_source(d.bits);
+  return no_atoms;
+}
+constexpr packed_entry pack(const header_entry& e) noexcept {
+  packed_entry p{};
+  p.kind = e.kind;
+  p.op = e.op;
+  p.aux = e.aux;
+  p.count = e.count;
+  p.flags = e.flags;
+  p.ignored = e.ignored;
+  p.bits = static_cast<std::uint8_t>((e.complete ? 1u : 0u) | (e.plain ? 2u : 0u) |
+                                     (e.op == payload_op::reserved ? 0u : atom_source_of(e) << 2));
+  return p;
+}
+TRACECODEC_FLAT constexpr header_entry unpack(const packed_entry& p, std::uint8_t h) noexcept {
+  header_entry e{};
+  e.kind = p.kind;
+  e.op = p.op;
+  e.aux = p.aux;
+  e.count = p.count;
+  e.flags = p.flags;
+  e.ignored = p.ignored;
+  e.complete = (p.bits & 1u) != 0;
+  e.plain = (p.bits & 2u) != 0;
+  switch (static_cast<atoms_from>(p.bits >> 2)) {
+    case atom_header_bits: {
+      const header_entry a = atom_entry(h);
+      e.atoms = a.atoms;
+      e.atom_count = a.atom_count;
+      break;
+    }
+    case field_a:
+      e.atoms = mispredict_atoms[h & 3u];
+      e.atom_count = mispredict_count[h & 3u];
+      break;
+    case cancel_f3_bit:
+      e.atoms = h & 1u;
+      e.atom_count = h & 1u;
+      break;
+    default: break;
+  }
+  return e;
+}
+constexpr unsigned distinct_entries(const config& c) noexcept {
+  packed_entry seen[256]{};
+  unsigned n = 0;
+  for (unsigned h = 0; h < 256; ++h) {
+    const packed_entry p = pack(entry_for(static_cast<std::uint8_t>(h), c));
+    unsigned i = 0;
+    while (i < n && !(seen[i] == p)) ++i;
+    if (i == n) seen[n++] = p;
+  }
+  return n;
+}
+template <unsigned N>
+struct compact_header_table {
+  std::uint8_t index[256]{};
+  packed_entry entry[N]{};
+  TRACECODEC_FLAT constexpr header_entry operator[](std::uint8_t h) const noexcept {
+    return unpack(entry[index[h]], h);
+  }
+};
+template <unsigned N>
+constexpr compact_header_table<N> make_compact_header_table(const config& c) noexcept {
+  compact_header_table<N> t{};
+  unsigned n = 0;
+  for (unsigned h = 0; h < 256; ++h) {
+    const packed_entry p = pack(entry_for(static_cast<std::uint8_t>(h), c));
+    unsigned i = 0;
+    while (i < n && !(t.entry[i] == p)) ++i;
+    if (i == n) t.entry[n++] = p;
+    t.index[h] = static_cast<std::uint8_t>(i);
+  }
+  return t;
+}
+// Each header means the same in both forms.
+template <unsigned N>
+constexpr bool same_as_full_table(const compact_header_table<N>& t, const config& c) noexcept {
+  for (unsigned h = 0; h < 256; ++h) {
+    const header_entry a = t[static_cast<std::uint8_t>(h)];
+    const header_entry b = entry_for(static_cast<std::uint8_t>(h), c);
+    if (a.atoms != b.atoms || a.kind != b.kind || a.op != b.op || a.atom_count != b.atom_count ||
+        a.aux != b.aux || a.count != b.count || a.flags != b.flags || a.ignored != b.ignored ||
+        a.complete != b.complete || a.plain != b.plain)
+      return false;
+  }
+  return true;
+}
+template <class FixedConfig>
+inline constexpr auto compact_header_table_for =
+    make_compact_header_table<distinct_entries(FixedConfig::value)>(FixedConfig::value);
+}  // namespace detail
+
+namespace detail {
+// Which kinds' rows a configuration allows, a bit per kind: the encoder's check that a
+// header it writes exists and means its kind (a fixed configuration needs no table of 256
+// headers for that). Where a row's header range holds other rows too (0x00, the Exception
+// packet 0x06), the payload says the kind: those rows count as allowed.
+struct legal_kind_bits {
+  std::uint64_t bits[(packet_kind_count + 63) / 64]{};
+};
+constexpr bool header_means(std::uint8_t h, packet_kind k, const config& c) noexcept {
+  const header_entry e = entry_for(h, c);
+  if (e.op == payload_op::reserved || e.op == payload_op::unsupported) return false;
+  if (e.op == payload_op::exception || e.op == payload_op::extension) return true;
+  return e.kind == k;
+}
+constexpr legal_kind_bits legal_kinds(const config& c) noexcept {
+  legal_kind_bits t{};
+  for (const packet_description& d : packet_descriptions.row) {
+    bool ok = false;  // some header of the row means the row's kind
+    for (unsigned h = 0; h < 256 && !ok; ++h)
+      ok = d.matches(h) && header_means(static_cast<std::uint8_t>(h), d.kind, c);
+    const unsigned i = static_cast<unsigned>(d.kind);
+    if (ok) t.bits[i / 64] |= std::uint64_t{1} << (i % 64);
+  }
+  return t;
+}
+// Whether a kind of packet exists in a configuration: always so for a run-time one (its
+// table decides); a compile-time constant for a fixed one, so that the code that writes a
+// kind the configuration has not folds away.
+template <class Config>
+constexpr bool kind_exists(packet_kind k) noexcept {
+  if constexpr (Config::is_fixed) {
+    constexpr legal_kind_bits legal = legal_kinds(Config::value);
+    const unsigned i = static_cast<unsigned>(k);
+    return ((legal.bits[i / 64] >> (i % 64)) & 1u) != 0;
+  } else {
+    return true;
+  }
+}
+// For every row and header of its range, the bit (and, for an Event, the events
+// implemented, D5.68) says what the table says.
+constexpr bool legal_kinds_agree(const legal_kind_bits& t, const config& c) noexcept {
+  for (const packet_description& d : packet_descriptions.row) {
+    const unsigned i = static_cast<unsigned>(d.kind);
+    const bool bit = ((t.bits[i / 64] >> (i % 64)) & 1u) != 0;
+    for (unsigned h = 0; h < 256; ++h) {
+      if (!d.matches(h)) continue;
+      const bool by_bit = bit && (d.kind != packet_kind::event || ((h & 0xfu) >> c.numevent) == 0);
+      if (by_bit != header_means(static_cast<std::uint8_t>(h), d.kind, c)) return false;
+    }
+  }
+  return true;
+}
+}  // namespace detail
+
+namespace detail {
 // A configuration with its header table, as decoder and encoder hold it: for a fixed
 // configuration both are compile-time constants and this object is empty; for a run-time one
 // the table is computed once, when the configuration is given.
@@ -274,11 +500,16 @@ class configured {
   }
   constexpr const config& get() const noexcept { return cfg_.get(); }
   constexpr error_code status() const noexcept { return cfg_.status(); }
-  constexpr const header_table& table() const noexcept {
-    if constexpr (Config::is_fixed)
+  // A fixed configuration's table is a constant; in the compact form, the compact one.
+  constexpr const auto& table() const noexcept {
+    if constexpr (Config::is_fixed && tracecodec::detail::compact) {
+      static_assert(same_as_full_table(compact_header_table_for<Config>, Config::value));
+      return compact_header_table_for<Config>;
+    } else if constexpr (Config::is_fixed) {
       return header_table_for<Config>;
-    else
+    } else {
       return table_;
+    }
   }
 
  private:

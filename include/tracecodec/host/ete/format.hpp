@@ -36,6 +36,17 @@
 
 namespace tracecodec::ete {
 
+// The name of a packet kind (its identifier in description.hpp): what the text and JSON forms
+// print. Here, not beside the rows, so that a codec image carries no strings.
+constexpr const char* kind_name(packet_kind k) noexcept {
+  constexpr const char* names[packet_kind_count] = {
+#define TRACECODEC_ETE_KIND_NAME(id, ...) #id,
+      TRACECODEC_ETE_PACKET_KINDS(TRACECODEC_ETE_KIND_NAME)
+#undef TRACECODEC_ETE_KIND_NAME
+  };
+  return names[static_cast<unsigned>(k)];
+}
+
 namespace format_detail {
 
 using namespace field_format;
