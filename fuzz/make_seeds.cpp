@@ -265,6 +265,16 @@ int main(int argc, char** argv) {
               "values-cfg" + std::to_string(i) + "-" + std::to_string(mode) + "-" + std::to_string(k), b);
       }
 
+  // 4. The producer target reads calls: random inputs under every preset, each starting with
+  // a start() call (opcode 11) so that most calls are taken.
+  for (unsigned i = 0; i < preset_count; ++i)
+    for (unsigned k = 0; k < 4; ++k) {
+      bytes b{static_cast<std::uint8_t>(i < fixed_count ? sel_fixed + i : sel_runtime_preset + i),
+              static_cast<std::uint8_t>(k * 60), 0, 11, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0};
+      for (unsigned j = 0; j < 1500; ++j) b.push_back(static_cast<std::uint8_t>(rng()));
+      write(out / "producer", "calls-cfg" + std::to_string(i) + "-" + std::to_string(k), b);
+    }
+
   std::printf("ete-fuzz-seeds: %zu conformance buffers, %zu seed files in %s\n", buffers, written,
               out.c_str());
   if (!stamp.empty()) std::ofstream(stamp) << written << " seed files\n";

@@ -104,9 +104,9 @@ def expected_elements(path):
             out = [{'element': 'timestamp', 'timestamp': a | b << 32}]
         elif kind == 'event':
             out = [{'element': 'event', 'event': a}]
-        elif kind == 'sync':  # A-Sync, Trace Info and the current context
+        elif kind == 'sync':  # A-Sync, Trace Info, the current context and the next address
             out = [{'element': 'trace_info', 'spec': 0, 'cc_enabled': False, 'cc_threshold': 0,
-                    'in_transaction': False}, {'element': 'context', 'context': ctx}]
+                    'in_transaction': False}, {'element': 'context', 'context': ctx}, target(a)]
         else:
             raise Failure(f'path record {i}: unknown kind {kind}')
         for e in out:
@@ -189,7 +189,7 @@ def executed_pcs(log):
 # What a producer call may call besides the library: the C library's and the compiler's
 # run-time helpers, and the sink's semihosting calls. Anything else is a counting error
 # (a return taken for a call), reported rather than counted.
-HELPERS = re.compile(r'(memcpy|memset|memmove|__aeabi_\w+|__gnu_\w+|semihosting::.*)$')
+HELPERS = re.compile(r'(memcpy|memset|memmove|__aeabi_\w+|__gnu_\w+|__\w+[sd]i2|semihosting::.*)$')
 
 
 def measure_calls(pcs, table):
@@ -203,8 +203,8 @@ def measure_calls(pcs, table):
     def part(name):
         if 'produce<' in name:
             return 'producer'  # firmware.cpp's produce<>, with the library inlined into it
-        if name.startswith('tracecodec::'):
-            return 'producer'  # the library's out-of-line functions
+        if re.match(r'(?:[\w:<>]+ )?tracecodec::', name):
+            return 'producer'  # the library's out-of-line functions (a template's with its type)
         if 'write_chunk' in name:
             return 'sink'
         return None

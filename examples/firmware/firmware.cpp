@@ -130,8 +130,10 @@ void exception_return(std::uint32_t to) {
 void event(unsigned n) {
   trace({kind::event, n, 0, 0}, [=](auto& p) { return p.event(n); });
 }
-void sync() {
-  trace({kind::sync, 0, 0, 0}, [](auto& p) { return p.sync(); });
+// A synchronization point, and where execution goes on: the instruction after this call.
+[[gnu::noinline]] void sync() {
+  const std::uint32_t next = address(__builtin_return_address(0));
+  trace({kind::sync, next, 0, 0}, [=](auto& p) { return p.sync(next); });
 }
 
 // ---- time: SysTick ----------------------------------------------------------------------

@@ -15,6 +15,7 @@
 #include "ete/element/reader.hpp"
 #include "ete/element/resolver.hpp"
 #include "ete/element/compressor.hpp"
+#include "ete/element/producer.hpp"
 #include "arm/register_field.hpp"
 #include "arm/instruction.hpp"
 #include "brbe/brbinf.hpp"

@@ -12,71 +12,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "../common/element_fields.hpp"
 #include "../common/random.hpp"
 
 namespace {
 using namespace tracecodec::ete;
 
-// What a decoded element says, for comparison: the fields each kind defines.
-struct seen {
-  element_kind kind{};
-  bool taken = false;
-  std::uint64_t address = 0;
-  isa sub_isa = isa::is0;
-  std::uint16_t type = 0;
-  context ctx{};
-  std::uint64_t timestamp = 0;
-  std::uint32_t cycles = 0;
-  std::uint8_t number = 0;
-  bool cc = false;
-  bool operator==(const seen&) const = default;
-};
-
-seen view(const element& e) {
-  seen s;
-  s.kind = e.kind;
-  switch (e.kind) {
-    case element_kind::atom: s.taken = e.taken; break;
-    case element_kind::target_address:
-      s.address = e.address;
-      s.sub_isa = e.sub_isa;
-      break;
-    case element_kind::exception:
-      s.address = e.address;
-      s.sub_isa = e.sub_isa;
-      s.type = e.exception_type;
-      break;
-    case element_kind::context: s.ctx = e.ctx; break;
-    case element_kind::timestamp: s.timestamp = e.timestamp; break;
-    case element_kind::cycle_count: s.cycles = e.cycles; break;
-    case element_kind::event: s.number = e.number; break;
-    case element_kind::trace_info: s.cc = e.is(element_flag::cc_enabled); break;
-    default: break;
-  }
-  return s;
-}
-
-seen expect(element_kind k) {
-  seen s;
-  s.kind = k;
-  return s;
-}
-seen expect_atom(bool taken) {
-  seen s = expect(element_kind::atom);
-  s.taken = taken;
-  return s;
-}
-seen expect_target(std::uint64_t a, bool t32) {
-  seen s = expect(element_kind::target_address);
-  s.address = a;
-  s.sub_isa = t32 ? isa::is1 : isa::is0;
-  return s;
-}
-seen expect_context(const context& c) {
-  seen s = expect(element_kind::context);
-  s.ctx = c;
-  return s;
-}
+using test::element_fields;
+using test::fields_of;
 
 struct chunks {
   std::vector<std::uint8_t> bytes;
@@ -88,12 +31,12 @@ void collect(void* c, const std::uint8_t* data, std::size_t n) noexcept {
   out->sizes.push_back(n);
 }
 
-std::vector<seen> decode_view(const registers& r, const std::vector<std::uint8_t>& bytes,
+std::vector<element_fields> decode_view(const registers& r, const std::vector<std::uint8_t>& bytes,
                               std::size_t& errors) {
-  std::vector<seen> out;
+  std::vector<element_fields> out;
   element_reader<> reader(r);
   reader.decode(
-      bytes.data(), bytes.size(), [&](const element& e) { out.push_back(view(e)); },
+      bytes.data(), bytes.size(), [&](const element& e) { out.push_back(fields_of(e)); },
       [&](const diagnostic&) { ++errors; });
   return out;
 }
@@ -101,7 +44,7 @@ std::vector<seen> decode_view(const registers& r, const std::vector<std::uint8_t
 // One random session: the calls made, the elements they stand for, and the elements fed to a
 // staging-buffer compressor for the byte comparison.
 struct session {
-  std::vector<seen> expected;
+  std::vector<element_fields> expected;
   std::vector<element> elements;
 };
 
@@ -111,30 +54,32 @@ template <class Producer>
 session random_session(Producer& p, test::splitmix64& rng, bool aarch64, unsigned calls,
                        unsigned numevent, bool with_sync) {
   session s;
+  // An element a call stands for: fed to the plain compressor, and expected back.
+  auto add = [&](const element& e) {
+    s.elements.push_back(e);
+    s.expected.push_back(fields_of(e));
+  };
   auto el = [&](element_kind k) {
     element e{};
     e.kind = k;
     return e;
   };
   auto add_target = [&](std::uint64_t a, bool t32) {
-    s.expected.push_back(expect_target(a, t32));
     element t = el(element_kind::target_address);
     t.address = a;
     t.sub_isa = t32 ? isa::is1 : isa::is0;
-    s.elements.push_back(t);
+    add(t);
   };
   auto add_context = [&](const context& c) {
-    s.expected.push_back(expect_context(c));
     element e = el(element_kind::context);
     e.ctx = c;
-    s.elements.push_back(e);
+    add(e);
   };
   auto add_atom = [&](bool t) {
-    s.expected.push_back(expect_atom(t));
     element a = el(element_kind::atom);
     a.taken = t;
     a.p0 = true;
-    s.elements.push_back(a);
+    add(a);
   };
   const std::uint64_t base = aarch64 ? 0xffff800010000000u : 0x00010000u;
   bool t32 = !aarch64;
@@ -155,10 +100,8 @@ session random_session(Producer& p, test::splitmix64& rng, bool aarch64, unsigne
   st.set = aarch64 ? code_set::a64 : code_set::t32;
   st.ctx = ctx;
   REQUIRE(p.start(st) == error_code::ok);
-  s.expected.push_back(expect(element_kind::trace_info));
-  s.expected.push_back(expect(element_kind::trace_on));
-  s.elements.push_back(el(element_kind::trace_info));
-  s.elements.push_back(el(element_kind::trace_on));
+  add(el(element_kind::trace_info));
+  add(el(element_kind::trace_on));
   add_context(ctx);
   add_target(st.address, t32);
   std::uint64_t ts = 1000;
@@ -188,12 +131,7 @@ session random_session(Producer& p, test::splitmix64& rng, bool aarch64, unsigne
       x.address = ret;
       x.sub_isa = t32 ? isa::is1 : isa::is0;
       x.p0 = true;
-      seen sx = expect(element_kind::exception);
-      sx.address = ret;
-      sx.sub_isa = x.sub_isa;
-      sx.type = type;
-      s.expected.push_back(sx);
-      s.elements.push_back(x);
+      add(x);
       add_target(handler, t32);
     } else if (what < 79) {
       const std::uint64_t to = code_address(t32);
@@ -210,36 +148,27 @@ session random_session(Producer& p, test::splitmix64& rng, bool aarch64, unsigne
     } else if (what < 88) {
       ts += 1 + rng.next() % (rng.next() % 4 == 0 ? 1u << 20 : 64u);
       REQUIRE(p.timestamp(ts) == error_code::ok);
-      seen t = expect(element_kind::timestamp);
-      t.timestamp = ts;
-      s.expected.push_back(t);
       element e = el(element_kind::timestamp);
       e.timestamp = ts;
-      s.elements.push_back(e);
+      add(e);
     } else if (what < 94) {
       const unsigned n = static_cast<unsigned>(rng.next() % numevent);
       REQUIRE(p.event(n) == error_code::ok);
-      seen v = expect(element_kind::event);
-      v.number = static_cast<std::uint8_t>(n);
-      s.expected.push_back(v);
       element e = el(element_kind::event);
       e.number = static_cast<std::uint8_t>(n);
-      s.elements.push_back(e);
+      add(e);
     } else if (what < 96 && with_sync) {
       const std::uint64_t next = code_address(t32);
       REQUIRE(p.sync(next) == error_code::ok);
-      s.expected.push_back(expect(element_kind::trace_info));
-      s.expected.push_back(expect_context(ctx));
-      s.expected.push_back(expect_target(next, t32));
+      add(el(element_kind::trace_info));
+      add_context(ctx);
+      add_target(next, t32);
     } else {
       const auto cycles = static_cast<std::uint32_t>(1 + rng.next() % 5000);
       REQUIRE(p.cycle_count(cycles) == error_code::ok);
-      seen c = expect(element_kind::cycle_count);
-      c.cycles = cycles;
-      s.expected.push_back(c);
       element e = el(element_kind::cycle_count);
       e.cycles = cycles;
-      s.elements.push_back(e);
+      add(e);
     }
   }
   REQUIRE(p.flush() == error_code::ok);
@@ -275,7 +204,7 @@ TEST_CASE("producer: random sessions decode to the elements of the calls, in chu
         }
         CHECK(p.bytes_out() == got.bytes.size());
         std::size_t errors = 0;
-        const std::vector<seen> back = decode_view(r, got.bytes, errors);
+        const std::vector<element_fields> back = decode_view(r, got.bytes, errors);
         CHECK(errors == 0);
         CHECK(back == s.expected);
         calls += n;
@@ -322,15 +251,28 @@ TEST_CASE("producer: refusals") {
   std::uint8_t small[compressor_output::min_size - 1];
   producer<fixed_config<presets::ete_1_0>> too_small(small, sizeof small, collect, &got);
   CHECK(too_small.status() == error_code::buffer_too_small);
-  CHECK(too_small.branch(true) == error_code::buffer_too_small);
+  CHECK(too_small.start(trace_start{}) == error_code::buffer_too_small);
   std::uint8_t buffer[64];
   producer<fixed_config<presets::ete_1_0>> no_sink(buffer, sizeof buffer, nullptr);
   CHECK(no_sink.status() == error_code::buffer_too_small);
   producer<> invalid(registers{}, buffer, sizeof buffer, collect, &got);
   CHECK(invalid.status() == error_code::invalid_config);
-  CHECK(invalid.timestamp(1) == error_code::invalid_config);
+  CHECK(invalid.start(trace_start{}) == error_code::invalid_config);
+  CHECK(invalid.timestamp(1) == error_code::unencodable);  // (not started)
 
   producer<fixed_config<presets::ete_1_0>> p(buffer, sizeof buffer, collect, &got);
+  // Before start() (a decoder needs its Trace Info first), every event is refused.
+  CHECK(p.branch(true) == error_code::unencodable);
+  CHECK(p.branches(1, 1) == error_code::unencodable);
+  CHECK(p.indirect_branch(0x1000) == error_code::unencodable);
+  CHECK(p.exception(exception_number::irq, 0x1000, 0x2000) == error_code::unencodable);
+  CHECK(p.exception_return(0x1000) == error_code::unencodable);
+  CHECK(p.context_change(context{.sf = true}, 0x1000, code_set::a64) == error_code::unencodable);
+  CHECK(p.timestamp(1) == error_code::unencodable);
+  CHECK(p.cycle_count(1) == error_code::unencodable);
+  CHECK(p.event(0) == error_code::unencodable);
+  CHECK(p.sync(0x1000) == error_code::unencodable);
+  CHECK(p.bytes_out() == 0);
   REQUIRE(p.start(trace_start{}) == error_code::ok);
   CHECK(p.branches(0, 0) == error_code::unencodable);
   CHECK(p.branches(0, 33) == error_code::unencodable);
@@ -341,6 +283,8 @@ TEST_CASE("producer: refusals") {
   const std::uint64_t before = p.bytes_out();
   CHECK(p.indirect_branch(0x1002) == error_code::unencodable);
   CHECK(p.exception(32, 0x1000, 0x2000) == error_code::unencodable);
+  CHECK(p.exception(0x18, 0x1000, 0x2000) == error_code::unencodable);  // Transaction Failure
+  CHECK(p.exception(0x05, 0x1000, 0x2000) == error_code::unencodable);  // reserved
   CHECK(p.exception(exception_number::irq, 0x1001, 0x2000) == error_code::unencodable);
   context bad{};
   bad.el = 4;
@@ -352,6 +296,24 @@ TEST_CASE("producer: refusals") {
   CHECK(p.context_change(aarch32, 0x1000, code_set::a64) == error_code::unencodable);
   CHECK(p.sync(0x1001) == error_code::unencodable);
   CHECK(p.bytes_out() == before);
+
+  // A unit without context IDs or VMIDs, with 48-bit timestamps: what it cannot trace is
+  // refused.
+  chunks bare_out;
+  std::uint8_t bare_buffer[64];
+  producer<> bare(presets::ete_spec255, bare_buffer, sizeof bare_buffer, collect, &bare_out);
+  REQUIRE(bare.start(trace_start{}) == error_code::ok);
+  context with_cid{.context_id = 5, .sf = true}, with_vmid{.vmid = 1, .sf = true};
+  CHECK(bare.context_change(with_cid, 0x1000, code_set::a64) == error_code::unencodable);
+  CHECK(bare.context_change(with_vmid, 0x1000, code_set::a64) == error_code::unencodable);
+  CHECK(bare.timestamp(std::uint64_t{1} << 48) == error_code::unencodable);
+  CHECK(bare.timestamp((std::uint64_t{1} << 48) - 1) == error_code::ok);
+  CHECK(bare.flush() == error_code::ok);
+  // ... and one without cycle counting (TRCIDR0.TRCCCI 0).
+  producer<> no_cc(registers{0x2801ce21, 0xd0001088, 0, 0x47705a13, 0x1, 0x4100fff0}, bare_buffer,
+                   sizeof bare_buffer, collect, &bare_out);
+  REQUIRE(no_cc.start(trace_start{}) == error_code::ok);
+  CHECK(no_cc.cycle_count(10) == error_code::unencodable);
   trace_start mixed{};  // T32 with the default AArch64 context
   mixed.set = code_set::t32;
   CHECK(p.start(mixed) == error_code::unencodable);

@@ -52,9 +52,11 @@ compressor<unit> comp;
 extern "C" int tc_push(const element* e) { return static_cast<int>(comp.push(*e)); }
 extern "C" int tc_finish() { return static_cast<int>(comp.finish(true)); }
 extern "C" std::size_t tc_drain(std::uint8_t* o, std::size_t n) { return comp.drain(o, n); }
+extern "C" int tc_sync() { return static_cast<int>(comp.sync()); }
 static void use() {
   result = static_cast<std::uint32_t>(tc_push(reinterpret_cast<const element*>(input)) +
-                                      tc_finish() + static_cast<int>(tc_drain(out, sizeof out)));
+                                      tc_finish() + static_cast<int>(tc_drain(out, sizeof out)) +
+                                      tc_sync());
 }
 
 #elif PIECE == PIECE_PRODUCER
@@ -106,10 +108,20 @@ extern "C" void tc_decode_end() {
   dec.decode_end([](const packet& p) { sum += static_cast<std::uint32_t>(p.size) + p.atoms; },
                  [](const diagnostic& d) { sum += static_cast<std::uint32_t>(d.code); });
 }
+// The pull form: feed() a chunk, next() a packet at a time (into the caller's packet, here
+// static as the decoder: the budget is next()'s own stack).
+extern "C" int tc_next(const std::uint8_t* data, std::size_t n) {
+  static decoder<unit> pull;
+  static packet p;
+  pull.feed(data, n);
+  int packets = 0;
+  while (pull.next(p) == decode_status::packet) ++packets;
+  return packets;
+}
 static void use() {
   tc_decode_part(reinterpret_cast<const std::uint8_t*>(input), 64);
   tc_decode_end();
-  result = sum;
+  result = sum + static_cast<std::uint32_t>(tc_next(reinterpret_cast<const std::uint8_t*>(input), 64));
 }
 
 #else

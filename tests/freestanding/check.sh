@@ -22,5 +22,5 @@ for h in "$@"; do
   n=$((n + 1))
 done
 "$(dirname "$0")/instantiate.sh" "$cxx" "$nm" "$size" "$inc" "$inst" tracecodec_decode \
-  "ETE decoder<fixed_config<presets::ete_1_0>> and encoder"
+  "ETE decoder<fixed_config<presets::ete_1_0>>, encoder, decode tree and producer"
 echo "$n headers compiled freestanding"

@@ -41,3 +41,20 @@ extern "C" unsigned tracecodec_decode_formatted(const unsigned char* data, unsig
       [&](const tracecodec::coresight::diagnostic&) { ++n; });
   return n;
 }
+
+// The producer API: chunks of a static buffer to a function.
+namespace {
+unsigned char producer_chunk[64];
+unsigned long producer_bytes = 0;
+void producer_sink(void*, const std::uint8_t*, std::size_t n) noexcept { producer_bytes += n; }
+constinit producer<cfg> firmware_trace(producer_chunk, sizeof producer_chunk, producer_sink);
+}  // namespace
+
+extern "C" unsigned long tracecodec_produce(unsigned pc, bool taken) {
+  if (!taken) firmware_trace.start({.address = pc, .set = code_set::t32, .ctx = {.sf = false}});
+  firmware_trace.branch(taken);
+  firmware_trace.indirect_branch(pc + 0x40);
+  firmware_trace.exception(exception_number::irq, pc, pc + 0x100);
+  firmware_trace.flush();
+  return producer_bytes;
+}

@@ -71,18 +71,24 @@ class compressor {
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
   constexpr explicit compressor(compressor_options o = {}) noexcept : opt_(o) {
     static_assert(Staging != 0, "without a staging buffer, give a compressor_output");
+    status_ = check();
   }
   constexpr compressor(const registers& r, compressor_options o = {}) noexcept
       : enc_(r), opt_(o) {
     static_assert(Staging != 0, "without a staging buffer, give a compressor_output");
+    status_ = check();
   }
   // Output to the caller's buffer, full chunks to out.sink (flush_output() for the rest).
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
   constexpr explicit compressor(const compressor_output& out, compressor_options o = {}) noexcept
-      : opt_(o), out_(out) {}
+      : opt_(o), out_(out) {
+    status_ = check();
+  }
   constexpr compressor(const registers& r, const compressor_output& out,
                        compressor_options o = {}) noexcept
-      : enc_(r), opt_(o), out_(out) {}
+      : enc_(r), opt_(o), out_(out) {
+    status_ = check();
+  }
 
   constexpr const config& cfg() const noexcept { return enc_.cfg(); }
   // Bytes written and not yet drained (or handed to the sink).
@@ -90,14 +96,7 @@ class compressor {
   constexpr std::uint64_t bytes_out() const noexcept { return total_; }
   // ok, or why nothing can be compressed: the configuration (invalid_config), or an output
   // buffer below compressor_output::min_size or without a sink (buffer_too_small).
-  constexpr error_code status() const noexcept {
-    if (enc_.status() != error_code::ok) return enc_.status();
-    if (out_.buffer != nullptr &&
-        (out_.size < compressor_output::min_size || out_.sink == nullptr))
-      return error_code::buffer_too_small;
-    if (Staging == 0 && out_.buffer == nullptr) return error_code::buffer_too_small;
-    return error_code::ok;
-  }
+  constexpr error_code status() const noexcept { return status_; }
 
   // Takes one element. buffer_too_small (staging buffer only): drain() first; the element was
   // not taken.
@@ -157,43 +156,39 @@ class compressor {
   }
 
  private:
-  // push(), finish() and sync() for the producer: its elements through take_committed().
-  constexpr error_code push_committed(const element& e) noexcept {
-    if (const error_code s = status(); s != error_code::ok) return s;
-    if (out_.buffer == nullptr && Staging - len_ < push_room)
-      return error_code::buffer_too_small;
-    if (e.kind == element_kind::atom && e.count > 32) return error_code::unencodable;
+  // push(), finish() and sync() for the producer, its elements through take_committed(); and
+  // its most frequent calls without an element: atoms (count 1-32, the oldest in bit 0 of
+  // bits) and a target address, as take_committed() makes them. Each begins as push() does,
+  // and refuses while push() holds something back (never, for a producer, which uses only these).
+  constexpr error_code committed_start() noexcept {
+    if (status_ != error_code::ok) return status_;
+    if (out_.buffer == nullptr && Staging - len_ < push_room) return error_code::buffer_too_small;
+    if (has_cancel_ || has_discard_ || has_q_ || skip_tf_) return error_code::unencodable;
     err_ = error_code::ok;
-    if (!take_committed(e)) return error_code::unencodable;
+    return error_code::ok;
+  }
+  TRACECODEC_FLAT constexpr error_code committed_end() noexcept {
     if (opt_.sync_interval && total_ - last_sync_ >= opt_.sync_interval) periodic_sync<false>();
     return err_;
   }
-  constexpr error_code finish_committed() noexcept {
-    if (const error_code s = status(); s != error_code::ok) return s;
-    if (out_.buffer == nullptr && Staging - len_ < push_room)
-      return error_code::buffer_too_small;
-    if (has_cancel_ || has_discard_ || has_q_ || skip_tf_) return error_code::unencodable;
-    err_ = error_code::ok;
-    flush_atoms();
-    flush_pending();
-    in_depth_ = 0;  // everything the producer said is committed
-    emit_commits();
-    return err_;
+  constexpr error_code push_committed(const element& e) noexcept {
+    if (e.kind == element_kind::atom && e.count > 32) return error_code::unencodable;
+    if (const error_code s = committed_start(); s != error_code::ok) return s;
+    if (!take_committed(e)) return error_code::unencodable;
+    return committed_end();
   }
-  // The producer's most frequent calls, without an element: an atom while nothing but atoms
-  // is held (false: take the element path), and a target address. As take_committed() would
-  // do them on a resolved input.
-  constexpr bool atom_now(bool taken) noexcept {
-    if (has_ctx_ || has_target_ || has_cancel_ || has_discard_ || has_q_ || skip_tf_ ||
-        natoms_ == max_atoms || opt_.input != input_kind::resolved || status() != error_code::ok)
-      return false;
-    set_atom(natoms_++, taken);
-    return true;
+  constexpr error_code atoms_committed(std::uint32_t bits, unsigned count) noexcept {
+    if (const error_code s = committed_start(); s != error_code::ok) return s;
+    if (opt_.input == input_kind::stage1) in_depth_ += count;
+    if (has_ctx_ || has_target_) flush_pending();
+    for (unsigned i = 0; i < count; ++i) {
+      if (natoms_ == max_atoms) flush_atoms();
+      set_atom(natoms_++, (bits >> i) & 1u);
+    }
+    return committed_end();
   }
   constexpr error_code target_committed(std::uint64_t address, isa s) noexcept {
-    if (const error_code st = status(); st != error_code::ok) return st;
-    if (has_cancel_ || has_discard_ || has_q_ || skip_tf_) return error_code::unencodable;
-    err_ = error_code::ok;
+    if (const error_code st = committed_start(); st != error_code::ok) return st;
     flush_atoms();
     if (has_target_) flush_pending();
     // add_target() without the copy: a held target's address, isa and flags are all that
@@ -203,20 +198,31 @@ class compressor {
     target_.sub_isa = s;
     target_.flags = 0;
     has_target_ = true;
-    if (opt_.sync_interval && total_ - last_sync_ >= opt_.sync_interval) periodic_sync<false>();
+    return committed_end();
+  }
+  constexpr error_code finish_committed() noexcept {
+    if (const error_code s = committed_start(); s != error_code::ok) return s;
+    flush_atoms();
+    flush_pending();
+    in_depth_ = 0;  // everything the producer said is committed
+    emit_commits();
     return err_;
   }
   constexpr error_code sync_committed() noexcept {
-    if (const error_code s = status(); s != error_code::ok) return s;
-    if (out_.buffer == nullptr && Staging - len_ < push_room)
-      return error_code::buffer_too_small;
-    if (has_cancel_ || has_discard_ || has_q_ || skip_tf_) return error_code::unencodable;
-    err_ = error_code::ok;
+    if (const error_code s = committed_start(); s != error_code::ok) return s;
     periodic_sync<false>();
     return err_;
   }
 
- private:
+  constexpr error_code check() const noexcept {  // status(), once
+    if (enc_.status() != error_code::ok) return enc_.status();
+    if (out_.buffer != nullptr &&
+        (out_.size < compressor_output::min_size || out_.sink == nullptr))
+      return error_code::buffer_too_small;
+    if (Staging == 0 && out_.buffer == nullptr) return error_code::buffer_too_small;
+    return error_code::ok;
+  }
+
   // ---- output -------------------------------------------------------------------------
   constexpr std::uint8_t* base() noexcept { return out_.buffer != nullptr ? out_.buffer : buf_; }
   constexpr std::size_t capacity() const noexcept {
@@ -313,17 +319,19 @@ class compressor {
   // ---- atoms (D6.11.2) ---------------------------------------------------------------
   static constexpr unsigned max_atoms = 240;
 
-  constexpr bool atom_at(unsigned i) const noexcept { return (abits_[i / 64] >> (i % 64)) & 1u; }
-  constexpr void set_atom(unsigned i, bool e) noexcept {
-    const std::uint64_t bit = std::uint64_t{1} << (i % 64);
-    abits_[i / 64] = e ? (abits_[i / 64] | bit) : (abits_[i / 64] & ~bit);
+  // The atoms are bits in 32-bit words (as cheap on a 64-bit host, and no 64-bit shifts on a
+  // 32-bit core).
+  constexpr bool atom_at(unsigned i) const noexcept { return (abits_[i / 32] >> (i % 32)) & 1u; }
+  TRACECODEC_FLAT constexpr void set_atom(unsigned i, bool e) noexcept {
+    const std::uint32_t bit = std::uint32_t{1} << (i % 32);
+    abits_[i / 32] = e ? (abits_[i / 32] | bit) : (abits_[i / 32] & ~bit);
   }
   // Atoms [at, at+l) as bits, oldest in bit 0 (l <= 32).
   constexpr std::uint32_t atom_bits(unsigned at, unsigned l) const noexcept {
-    const unsigned w = at / 64, o = at % 64;
-    std::uint64_t x = abits_[w] >> o;
-    if (o + l > 64) x |= abits_[w + 1] << (64 - o);
-    return static_cast<std::uint32_t>(x & ((std::uint64_t{1} << l) - 1));
+    const unsigned w = at / 32, o = at % 32;
+    std::uint32_t x = abits_[w] >> o;
+    if (o + l > 32) x |= abits_[w + 1] << (32 - o);  // o > 0 here
+    return l == 32 ? x : x & ((std::uint32_t{1} << l) - 1u);
   }
 
   // Shortest packing of atoms [0, n). Every atom packet is one byte, and the fewest packets
@@ -332,26 +340,45 @@ class compressor {
   // longest packet that can end at atom i is the best last packet, and the packing is found
   // from the end, a packet at a time: no table per atom, a few words of stack.
   //
-  // The longest packet that can end just before atom i (covering [i - l, i)), i >= 1.
+  // The longest packet that can end just before atom i (covering [i - l, i)), i >= 1, from
+  // the (at most) 24 atoms before it: atom i - have in bit 0, atom i - 1 in bit have - 1.
   constexpr unsigned longest_ending_at(unsigned i) const noexcept {
-    unsigned l = i < 3 ? i : 3;  // formats 1-3: any pattern
-    if (i >= 4 && fits(i - 4, 4)) l = 4;
-    if (i >= 5 && fits(i - 5, 5)) l = 5;
-    // Format 6: E^(l-1) then any atom, 4 <= l <= 24: the E atoms in a row ending at i - 2.
-    const unsigned window = i - 1 < 23 ? i - 1 : 23;
-    const unsigned f6 = e_run_before(i - 1, window) + 1;
-    if (f6 >= 4 && f6 > l) l = f6;
+    const unsigned have = i < 24 ? i : 24;
+    const std::uint32_t w = atom_bits(i - have, have);
+    unsigned l = have < 3 ? have : 3;  // formats 1-3: any pattern
+    if (have >= 4) {
+      const std::uint32_t b = w >> (have - 4);
+      if (b == 0b1110 || b == 0 || b == 0b1010 || b == 0b0101) l = 4;  // format 4
+    }
+    if (have >= 5) {
+      const std::uint32_t b = w >> (have - 5);
+      if (b == 0b11110 || b == 0 || b == 0b01010 || b == 0b10101) l = 5;  // format 5
+    }
+    // Format 6: E^(l-1) then any atom, 4 <= l <= 24: the E atoms in a row before atom i - 1.
+    const unsigned below = have - 1;
+    const std::uint32_t n = ~w & ((1u << below) - 1u);  // the N atoms among them
+    const unsigned run = n == 0 ? below : below - 1 - top_bit(n);
+    if (run + 1 >= 4 && run + 1 > l) l = run + 1;
     return l;
   }
-  // How many of the `window` atoms before atom `end` (at most 23) are E atoms in a row ending
-  // at atom end - 1.
-  constexpr unsigned e_run_before(unsigned end, unsigned window) const noexcept {
-    if (window == 0) return 0;
-    const std::uint32_t n = ~atom_bits(end - window, window) & ((1u << window) - 1u);
-    if (n == 0) return window;
-    unsigned top = 31;  // the most recent N atom
-    while (((n >> top) & 1u) == 0) --top;
-    return window - 1 - top;
+  // The highest and lowest set bit of x (x != 0).
+  static constexpr unsigned top_bit(std::uint32_t x) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    return 31u - static_cast<unsigned>(__builtin_clz(x));
+#else
+    unsigned t = 31;
+    while (((x >> t) & 1u) == 0) --t;
+    return t;
+#endif
+  }
+  static constexpr unsigned low_bit(std::uint32_t x) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    return static_cast<unsigned>(__builtin_ctz(x));
+#else
+    unsigned t = 0;
+    while (((x >> t) & 1u) == 0) ++t;
+    return t;
+#endif
   }
   // Packets in the shortest packing of atoms [0, n).
   constexpr unsigned packet_count(unsigned n) const noexcept {
@@ -359,27 +386,25 @@ class compressor {
     for (unsigned i = n; i > 0; i -= longest_ending_at(i)) ++k;
     return k;
   }
-  // Can atoms [at, at+l) form one atom packet?
-  constexpr bool fits(unsigned at, unsigned l) const noexcept {
-    if (l <= 3) return true;  // formats 1, 2, 3 take any pattern
-    const std::uint32_t bits = atom_bits(at, l);
-    if (l == 4 && (bits == 0b1110 || bits == 0 || bits == 0b1010 || bits == 0b0101)) return true;
-    if (l == 5 && (bits == 0b11110 || bits == 0 || bits == 0b01010 || bits == 0b10101)) return true;
-    const std::uint32_t es = (1u << (l - 1)) - 1u;  // format 6: E^(l-1) then E or N
-    return (bits & es) == es;
-  }
   // Emits atoms [0, n) in the shortest packing: the packets' ends are found from the end
   // (one bit per atom marks where a packet ends), then the packets go out in order.
   constexpr void emit_atoms(unsigned n) noexcept {
     if (n == 0) return;
-    std::uint64_t ends[max_atoms / 64 + 1];
-    for (std::uint64_t& w : ends) w = 0;
+    std::uint32_t ends[max_atoms / 32 + 1];
+    for (std::uint32_t& w : ends) w = 0;
     for (unsigned i = n; i > 0; i -= longest_ending_at(i))
-      ends[(i - 1) / 64] |= std::uint64_t{1} << ((i - 1) % 64);
+      ends[(i - 1) / 32] |= std::uint32_t{1} << ((i - 1) % 32);
     unsigned from = 0;
     while (from < n) {
-      unsigned to = from + 1;  // the packet ends after the first marked atom at or after from
-      while (((ends[(to - 1) / 64] >> ((to - 1) % 64)) & 1u) == 0) ++to;
+      // The packet ends after the first marked atom at or after `from` (atom n - 1 is one).
+      unsigned w = from / 32, to = from;
+      std::uint32_t m = ends[w] >> (from % 32);
+      if (m == 0) {
+        do m = ends[++w];
+        while (m == 0);
+        to = w * 32;
+      }
+      to += low_bit(m) + 1;
       const std::uint32_t bits = atom_bits(from, to - from);
       const unsigned l = to - from;
       put_atoms(detail::atom_header_for(static_cast<std::uint8_t>(l), bits));
@@ -842,10 +867,10 @@ class compressor {
   // The elements a producer makes (producer.hpp): the kinds that hold nothing back for a
   // later element to complete. The same as take() for them, reached without take()'s
   // speculation paths (Cancel, Mispredict, Q, Discard), which an image that only produces then
-  // leaves out. False (nothing done) for other kinds, or while push() holds something back.
+  // leaves out. False (nothing done) for other kinds; committed_start() has checked that
+  // push() holds nothing back.
   TRACECODEC_FLAT constexpr bool take_committed(const element& e) noexcept {
     using K = element_kind;
-    if (has_cancel_ || has_discard_ || has_q_ || skip_tf_) return false;
     switch (e.kind) {
       case K::atom:
       case K::context:
@@ -1026,10 +1051,11 @@ class compressor {
   compressor_options opt_{};
   error_code err_ = error_code::ok;
   compressor_output out_{};
+  error_code status_ = error_code::ok;
   std::uint8_t buf_[Staging ? Staging : 1]{};
   std::size_t len_ = 0;
   std::uint64_t total_ = 0;
-  std::uint64_t abits_[max_atoms / 64 + 2]{};  // pending atoms, bit i = atom i, 1 = E
+  std::uint32_t abits_[max_atoms / 32 + 2]{};  // pending atoms, bit i = atom i, 1 = E
   unsigned natoms_ = 0;
   std::uint32_t depth_ = 0;  // the decoder's speculation depth after what was emitted
   std::uint32_t in_depth_ = 0;  // the input's speculation depth (stage 1)

@@ -61,8 +61,9 @@ inline constexpr std::uint16_t fiq = 0x0f;
 // trace unit the stream claims to come from: a decoder needs the same values.
 //
 // Calls return ok or why the event cannot be traced, and then nothing of it was traced:
-// unencodable (an address not aligned for its instruction set, an instruction set that is
-// not the context's: A64 is AArch64, A32/T32 AArch32; an exception number above 31),
+// unencodable (a call before start(); an address not aligned for its instruction set, an
+// instruction set that is not the context's: A64 is AArch64, A32/T32 AArch32; an exception
+// type D5.13 reserves; a context ID, VMID, timestamp or cycle count the unit does not trace),
 // invalid_config, buffer_too_small (see status()). Not reentrant: code traced from an
 // interrupt handler and from the code it interrupts must not call one producer at once
 // (mask interrupts around the calls, or give each its own producer and buffer).
@@ -90,7 +91,7 @@ class producer {
   // Tracing starts (or starts again after a gap) at s.address: A-Sync, Trace Info, Trace On,
   // the context and the address (D6.3: the elements a trace unit makes when trace turns on).
   constexpr error_code start(const trace_start& s) noexcept {
-    if (!consistent(s.set, s.ctx.sf) || !aligned(s.address, s.set) || s.ctx.el > 3)
+    if (!consistent(s.set, s.ctx.sf) || !aligned(s.address, s.set) || !traceable(s.ctx))
       return error_code::unencodable;
     set_ = s.set;
     sf_ = s.ctx.sf;
@@ -98,6 +99,7 @@ class producer {
     if (s.cycle_counting) info.flags = element_flag::cc_enabled;
     error_code e = comp_.push_committed(info);
     if (e == error_code::ok) e = comp_.push_committed(make(element_kind::trace_on));
+    started_ = e == error_code::ok;  // (context_change() wants it)
     if (e == error_code::ok) e = context_change(s.ctx, s.address, s.set);
     return e;
   }
@@ -105,20 +107,12 @@ class producer {
   // A direct branch (B, BL, B.cond, CBZ, ...): taken (E atom) or not taken (N atom). The
   // decoder knows its target from the program image (D9.5.4), so none is traced.
   constexpr error_code branch(bool taken) noexcept {
-    if (comp_.atom_now(taken)) return error_code::ok;  // the usual case: a bit set
-    element& a = make(element_kind::atom);
-    a.taken = taken;
-    a.p0 = true;
-    return comp_.push_committed(a);
+    return started_ ? comp_.atoms_committed(taken, 1) : error_code::unencodable;
   }
   // Up to 32 direct branches at once, the oldest in bit 0 of taken_bits (1 = taken).
   constexpr error_code branches(std::uint32_t taken_bits, unsigned count) noexcept {
-    if (count == 0 || count > 32) return error_code::unencodable;
-    element& a = make(element_kind::atom);
-    a.count = count;
-    a.atom_bits = count == 32 ? taken_bits : taken_bits & ((1u << count) - 1u);
-    a.p0 = true;
-    return comp_.push_committed(a);
+    if (!started_ || count == 0 || count > 32) return error_code::unencodable;
+    return comp_.atoms_committed(taken_bits, count);
   }
   // An indirect branch (BX, BLX register, RET, LDR pc, POP {pc}, ...) taken to `target`: an E
   // atom and the target address (D9.5.8). An indirect branch not taken is branch(false).
@@ -127,30 +121,25 @@ class producer {
   }
   // ... to an address in another instruction set (an interworking branch, BX to A32 code).
   constexpr error_code indirect_branch(std::uint64_t target, code_set set) noexcept {
-    if (!aligned(target, set) || !consistent(set, sf_)) return error_code::unencodable;
+    if (!started_ || !aligned(target, set) || !consistent(set, sf_)) return error_code::unencodable;
     error_code e = branch(true);
     if (e == error_code::ok) e = comp_.target_committed(mask(align(target, set)), isa_of(set));
     if (e == error_code::ok) set_ = set;
     return e;
   }
-  // An exception (D2.2.2, number 0-31): taken at `return_address` (the preferred exception return
-  // address: the next instruction to execute for an interrupt, the faulting one for a fault,
-  // Table D2.1), executing from `handler` (the vector) on.
+  // An exception (D2.2.2; number: a D5.13 TYPE, exception_number): taken at
+  // `return_address` (the preferred exception return address: the next instruction to
+  // execute for an interrupt, the faulting one for a fault, Table D2.1), executing from
+  // `handler` (the vector) on.
   constexpr error_code exception(std::uint16_t number, std::uint64_t return_address,
                                  std::uint64_t handler) noexcept {
     return exception(number, return_address, handler, set_);
   }
   constexpr error_code exception(std::uint16_t number, std::uint64_t return_address,
                                  std::uint64_t handler, code_set handler_set) noexcept {
-    if (number > 31 || !aligned(return_address, set_) || !aligned(handler, handler_set) ||
-        !consistent(handler_set, sf_))
+    if (!aligned(handler, handler_set) || !consistent(handler_set, sf_))
       return error_code::unencodable;
-    element& x = make(element_kind::exception);
-    x.exception_type = number;
-    x.address = mask(align(return_address, set_));
-    x.sub_isa = isa_of(set_);
-    x.p0 = true;
-    error_code e = comp_.push_committed(x);
+    error_code e = exception_element(number, return_address);
     if (e == error_code::ok) e = comp_.target_committed(mask(align(handler, handler_set)), isa_of(handler_set));
     if (e == error_code::ok) set_ = handler_set;
     return e;
@@ -161,15 +150,9 @@ class producer {
   constexpr error_code exception(std::uint16_t number, std::uint64_t return_address,
                                  std::uint64_t handler, code_set handler_set,
                                  const context& ctx) noexcept {
-    if (number > 31 || !aligned(return_address, set_) || !aligned(handler, handler_set) ||
-        !consistent(handler_set, ctx.sf) || ctx.el > 3)
+    if (!aligned(handler, handler_set) || !consistent(handler_set, ctx.sf) || !traceable(ctx))
       return error_code::unencodable;
-    element& x = make(element_kind::exception);
-    x.exception_type = number;
-    x.address = mask(align(return_address, set_));
-    x.sub_isa = isa_of(set_);
-    x.p0 = true;
-    error_code e = comp_.push_committed(x);
+    error_code e = exception_element(number, return_address);
     if (e == error_code::ok) e = context_change(ctx, handler, handler_set);
     return e;
   }
@@ -181,7 +164,8 @@ class producer {
   }
   constexpr error_code exception_return(std::uint64_t to, code_set set,
                                         const context& ctx) noexcept {
-    if (!aligned(to, set) || !consistent(set, ctx.sf) || ctx.el > 3) return error_code::unencodable;
+    if (!started_ || !aligned(to, set) || !consistent(set, ctx.sf) || !traceable(ctx))
+      return error_code::unencodable;
     error_code e = branch(true);
     if (e == error_code::ok) e = context_change(ctx, to, set);
     return e;
@@ -190,7 +174,7 @@ class producer {
   // execution goes on at `address` in `set` (D5.55: a Context element, then the address).
   constexpr error_code context_change(const context& ctx, std::uint64_t address,
                                       code_set set) noexcept {
-    if (!aligned(address, set) || !consistent(set, ctx.sf) || ctx.el > 3)
+    if (!started_ || !aligned(address, set) || !consistent(set, ctx.sf) || !traceable(ctx))
       return error_code::unencodable;
     element& c = make(element_kind::context);
     c.ctx = ctx;
@@ -202,20 +186,25 @@ class producer {
   }
   // A timestamp (D5.9): only the bits that changed since the last one are sent.
   constexpr error_code timestamp(std::uint64_t value) noexcept {
+    // The unit's timestamps are TSSIZE bits wide (TRCIDR0.TSSIZE: none, 48 or 64).
+    const config& c = comp_.cfg();
+    if (!started_ || c.tssize == 0 || (c.tssize < 64 && (value >> c.tssize) != 0))
+      return error_code::unencodable;
     element& t = make(element_kind::timestamp);
     t.timestamp = value;
     return comp_.push_committed(t);
   }
-  // A cycle count (D5.26): cycles since the last one. Needs a trace unit with cycle counting
-  // (TRCIDR0.TRCCCI) and start() with cycle_counting.
+  // A cycle count (D5.26): cycles since the last one, below 2^20 (the COUNT field, D5.28).
+  // Needs a trace unit with cycle counting (TRCIDR0.TRCCCI) and start() with cycle_counting.
   constexpr error_code cycle_count(std::uint32_t cycles) noexcept {
+    if (!started_ || !comp_.cfg().trccci || cycles >= (1u << 20)) return error_code::unencodable;
     element& c = make(element_kind::cycle_count);
     c.cycles = cycles;
     return comp_.push_committed(c);
   }
   // An ETEEvent (D5.68), 0-3, as far as TRCIDR0.NUMEVENT implements.
   constexpr error_code event(unsigned number) noexcept {
-    if (number >= comp_.cfg().numevent) return error_code::unencodable;
+    if (!started_ || number >= comp_.cfg().numevent) return error_code::unencodable;
     element& v = make(element_kind::event);
     v.number = static_cast<std::uint8_t>(number);
     return comp_.push_committed(v);
@@ -225,7 +214,7 @@ class producer {
   // (D5.4, D9.5: an A-Sync restarts everything). Call it every few KB of trace, so that a
   // decoder handed a part of the stream (a ring buffer that wrapped) loses little.
   constexpr error_code sync(std::uint64_t next) noexcept {
-    if (!aligned(next, set_)) return error_code::unencodable;
+    if (!started_ || !aligned(next, set_)) return error_code::unencodable;
     error_code e = comp_.sync_committed();
     if (e == error_code::ok) e = comp_.target_committed(mask(align(next, set_)), isa_of(set_));
     return e;
@@ -239,6 +228,17 @@ class producer {
   }
 
  private:
+  // The Exception element of exception(), taken at return_address in the current set.
+  constexpr error_code exception_element(std::uint16_t number, std::uint64_t return_address) noexcept {
+    if (!started_ || !exception_type(number) || !aligned(return_address, set_))
+      return error_code::unencodable;
+    element& x = make(element_kind::exception);
+    x.exception_type = number;
+    x.address = mask(align(return_address, set_));
+    x.sub_isa = isa_of(set_);
+    x.p0 = true;
+    return comp_.push_committed(x);
+  }
   // The element being made: a member, not a 64-byte local in every call (small stacks).
   TRACECODEC_OWN_FRAME constexpr element& make(element_kind k) noexcept {
     tracecodec::detail::zero_fill(el_);
@@ -260,9 +260,22 @@ class producer {
   static constexpr std::uint64_t align(std::uint64_t a, code_set set) noexcept {
     return set == code_set::t32 ? a & ~std::uint64_t{1} : a;
   }
+  // The exception types D5.13 defines: PE Reset, Debug halt, Call, Trap, System Error, the
+  // debug and fault types, IRQ, FIQ and the eight IMPLEMENTATION DEFINED ones; not Transaction
+  // Failure (0x18, not an exception: it replaces one, D5.24) nor the reserved values.
+  static constexpr bool exception_type(std::uint16_t n) noexcept {
+    return n <= 0x17 && n != 0x05 && n != 0x08 && n != 0x09 && n != 0x0d;
+  }
   // A64 and A32 instructions are word aligned; a T32 address's bit 0 is dropped (align()).
   static constexpr bool aligned(std::uint64_t a, code_set set) noexcept {
     return set == code_set::t32 || (a & 3u) == 0;
+  }
+  // A context the unit can trace: EL 0-3, a context ID or VMID only where the unit has them
+  // (TRCIDR2.CIDSIZE, VMIDSIZE) and within their width.
+  constexpr bool traceable(const context& x) const noexcept {
+    const config& c = comp_.cfg();
+    return x.el <= 3 && (c.cidsize != 0 || x.context_id == 0) &&
+           (c.vmidsize >= 32 || (x.vmid >> c.vmidsize) == 0);
   }
   // A64 is AArch64 (context sf), A32 and T32 are AArch32.
   static constexpr bool consistent(code_set set, bool sf) noexcept {
@@ -274,6 +287,7 @@ class producer {
 
   compressor<Config, 0> comp_;
   element el_{};
+  bool started_ = false;  // start() came first: a decoder needs its Trace Info
   code_set set_ = code_set::a64;
   bool sf_ = true;
 };

@@ -68,7 +68,8 @@ class encoder {
   static constexpr std::size_t room_bytes = 32;
   constexpr encode_result encode_in_room(const packet& p, std::uint8_t* out) noexcept {
     if (conf_.status() != error_code::ok) return {0, conf_.status()};
-    if (const int h = atom_header_of(p); h >= 0) {
+    // The atom path first, but in the compact form, where build() does them too.
+    if (const int h = tracecodec::detail::compact ? -1 : atom_header_of(p); h >= 0) {
       out[0] = static_cast<std::uint8_t>(h);
       return {1, error_code::ok};
     }
@@ -336,7 +337,7 @@ class encoder {
   // A continuation-coded field at o + at, in the requested number of bytes or the fewest;
   // returns where the packet goes on, or -1. One function (no closure): a leaf, so that a
   // firmware call's stack holds no frame below it.
-  TRACECODEC_OUT_OF_LINE static constexpr int leb_at(std::uint8_t* o, int at, std::uint64_t v,
+  TRACECODEC_OWN_FRAME static constexpr int leb_at(std::uint8_t* o, int at, std::uint64_t v,
                                                      std::uint8_t req, detail::leb_field f) noexcept {
     const int len = leb_len(v, req, f);
     if (len < 0) return -1;
