@@ -248,20 +248,20 @@ const char* classify(const std::vector<item>& ours, const std::vector<item>& the
   }
   // G. A Context payload with the C or V bit although CIDSIZE / VMIDSIZE is 0: D9.2.14.9
   //    reads 4 bytes whatever the size; we report config_mismatch (README), or the end of the
-  //    input if it comes first; OpenCSD's ETMv4 reads no bytes for a field of size 0.
-  if (a->type < 0 && b->type >= 0) {
-    if (a->code == error_code::config_mismatch) return "G context-field-without-size";
-    if (a->code == error_code::truncated_packet) {
-      std::uint64_t at = 0;  // offset of the context payload byte
-      const std::uint8_t form = h == 0x06 && o + 2 < n ? d[o + 2] : h;
-      const std::uint64_t base = h == 0x06 ? o + 2 : o;
-      if (form == 0x81) at = base + 1;
-      if (form == 0x82 || form == 0x83) at = base + 5;
-      if (form == 0x85 || form == 0x86) at = base + 9;
-      if (at != 0 && at < n &&
-          (((d[at] >> 6) & 1u && c.vmidsize == 0) || ((d[at] >> 7) & 1u && c.cidsize == 0)))
-        return "G context-field-without-size";
-    }
+  //    input if it comes first. OpenCSD sizes the field by CIDSIZE / VMIDSIZE, reads 0 bytes
+  //    for it, yet still takes one byte after the payload byte into the packet: a packet of
+  //    its own kind, or the end of the input if that byte is missing.
+  if (a->type < 0 && (b->type >= 0 || b->type == kTruncated) &&
+      (a->code == error_code::config_mismatch || a->code == error_code::truncated_packet)) {
+    std::uint64_t at = 0;  // offset of the context payload byte
+    const std::uint8_t form = h == 0x06 && o + 2 < n ? d[o + 2] : h;
+    const std::uint64_t base = h == 0x06 ? o + 2 : o;
+    if (form == 0x81) at = base + 1;
+    if (form == 0x82 || form == 0x83) at = base + 5;
+    if (form == 0x85 || form == 0x86) at = base + 9;
+    if (at != 0 && at < n &&
+        (((d[at] >> 6) & 1u && c.vmidsize == 0) || ((d[at] >> 7) & 1u && c.cidsize == 0)))
+      return "G context-field-without-size";
   }
   // H. A-Sync: D9.2.3 allows a run of at least 11 zeros before 0x80 (one packet, D9.2.3.1);
   //    OpenCSD's ETMv4 A-Sync is exactly 11 zeros and 0x80 and reports longer runs as bad
