@@ -31,11 +31,7 @@
 // snapshots with memory images (flow_corpora()), repeated the same way.
 #include <benchmark/benchmark.h>
 
-#include <tracecodec/coresight/deformatter.hpp>
 #include <tracecodec/ete/element/compressor.hpp>
-#include <tracecodec/ete/element/reader.hpp>
-#include <tracecodec/ete/flow/decoder.hpp>
-#include <tracecodec/host/ete/snapshot.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -46,114 +42,50 @@
 #include <string>
 #include <vector>
 
-#include "synthetic.hpp"
+#include "corpora.hpp"
 #ifdef TRACECODEC_HAVE_OPENCSD
 #include "opencsd.hpp"
 #endif
 
 using namespace tracecodec::ete;
+using bench::corpus;
+using bench::flow_corpus;
+using bench::formatted_capture;
 
 namespace {
 
-struct corpus {
-  std::string name;
-  registers regs;
-  std::vector<std::uint8_t> bytes;
-  std::vector<packet> packets;
-  std::vector<element> elements;
-};
-
 constexpr std::size_t corpus_bytes = 8u << 20;
 
-std::vector<std::uint8_t> repeat_to(const std::vector<std::uint8_t>& one, std::size_t n) {
-  std::vector<std::uint8_t> v;
-  while (v.size() < n) v.insert(v.end(), one.begin(), one.end());
-  return v;
-}
-
-std::string conformance_dir() {
-  const char* env = std::getenv("TRACECODEC_CONFORMANCE_DIR");
-  return env ? env : "../shared/conformance/ete";
-}
-
 std::vector<corpus> load_corpora() {
-  std::vector<corpus> cs;
-  cs.push_back({"synthetic", bench::synthetic_regs, bench::synthetic_trace(corpus_bytes), {}, {}});
-  const std::string dir = conformance_dir();
-  for (const char* name : {"001-ack_test", "trace_file_cid_vmid", "maxspec0_commopt1", "src_addr", "ts_marker"}) {
-    const auto snap = snapshot::load(dir + "/snapshots/" + name);
-    if (!snap.error.empty() || snap.buffers.empty()) continue;
-    cs.push_back({name, snap.buffers[0].regs, repeat_to(snap.buffers[0].data, corpus_bytes), {}, {}});
-  }
-  for (corpus& c : cs) {
-    decoder<> d(c.regs);
-    d.decode(c.bytes.data(), c.bytes.size(), [&](const packet& p) { c.packets.push_back(p); },
-             [](const diagnostic&) {});
-    auto r = std::make_unique<element_reader<>>(c.regs);
-    r->decode(c.bytes.data(), c.bytes.size(), [&](const element& e) { c.elements.push_back(e); },
-              [](const diagnostic&) {});
-  }
+  std::vector<corpus> cs = bench::load_corpora(corpus_bytes);
+  for (corpus& c : cs) bench::decode_into(c);
   return cs;
 }
 
-// A program-flow corpus: a snapshot's first trace buffer (repeated to at least corpus_bytes)
-// with its source's registers and the core's memory image. BM_opencsd_flow runs over these;
-// a tracecodec flow benchmark registers over the same list.
-struct flow_corpus {
-  std::string name;
-  registers regs;
-  std::uint32_t trctraceidr = 0;
-  tracecodec::arm::arch_version arch = tracecodec::arm::arch_version::newest;  // from the snapshot's core type
-  std::vector<std::uint8_t> bytes;
-  snapshot::loaded image;  // owns the memory dumps; image.regions point into them
-  const std::vector<memory_region>& regions() const { return image.regions; }
-};
-
-// The snapshots with memory images whose first buffer OpenCSD 1.3.3 decodes to thousands of
-// instruction ranges (ranges per snapshot buffer: 001-ack_test 22434, trace_file_cid_vmid
-// 6958, src_addr 2702, ete_mem 2008, maxspec0_commopt1 1673).
-constexpr const char* flow_snapshots[] = {"001-ack_test", "trace_file_cid_vmid", "src_addr",
-                                          "ete_mem", "maxspec0_commopt1"};
-
-std::vector<flow_corpus> load_flow_corpora() {
-  std::vector<flow_corpus> fs;
-  const std::string dir = conformance_dir();
-  for (const char* name : flow_snapshots) {
-    snapshot::loaded snap = snapshot::load(dir + "/snapshots/" + name);
-    if (!snap.error.empty() || snap.buffers.empty() || snap.buffers[0].data.empty()) continue;
-    if (!snap.memory_error.empty() || snap.regions.empty()) {
-      std::fprintf(stderr, "ete-bench: flow corpus %s skipped: no memory image (%s)\n", name,
-                   snap.memory_error.c_str());
-      continue;
-    }
-    flow_corpus c;
-    c.name = name;
-    const snapshot::buffer& b = snap.buffers[0];
-    c.regs = b.regs;
-    c.trctraceidr = b.trctraceidr;
-    c.arch = snap.arch;
-    c.bytes = repeat_to(b.data, corpus_bytes);
+// The flow corpora OpenCSD decodes too: a corpus that yields no instruction ranges for it
+// (every address inaccessible, say) would measure nothing.
+const std::vector<flow_corpus>& flow_corpora() {
+  static const std::vector<flow_corpus> fs = [] {
+    std::vector<flow_corpus> v = bench::load_flow_corpora(corpus_bytes);
 #ifdef TRACECODEC_HAVE_OPENCSD
-    // OpenCSD must find the code: a corpus that yields no instruction ranges (every address
-    // inaccessible, say) would measure nothing.
-    const bench::opencsd_flow_result r = bench::opencsd_flow(
-        c.regs, c.trctraceidr, c.arch, snap.regions.data(), snap.regions.size(), b.data.data(), b.data.size());
-    if (!r.ok || r.ranges == 0) {
+    std::erase_if(v, [](const flow_corpus& c) {
+      const bench::opencsd_flow_result r = bench::opencsd_flow(
+          c.regs, c.trctraceidr, c.arch, c.regions().data(), c.regions().size(), c.bytes.data(), c.repeat_size);
+      if (r.ok && r.ranges != 0) return false;
       std::fprintf(stderr, "ete-bench: flow corpus %s skipped: OpenCSD decodes %llu instruction ranges "
-                   "(%llu inaccessible), ok=%d\n", name, static_cast<unsigned long long>(r.ranges),
+                   "(%llu inaccessible), ok=%d\n", c.name.c_str(), static_cast<unsigned long long>(r.ranges),
                    static_cast<unsigned long long>(r.nacc), r.ok ? 1 : 0);
-      continue;
-    }
+      return true;
+    });
 #endif
-    c.image = std::move(snap);  // the regions' bytes move with it
-    fs.push_back(std::move(c));
-  }
+    return v;
+  }();
   return fs;
 }
 
-const std::vector<flow_corpus>& flow_corpora() {
-  static const std::vector<flow_corpus> fs = load_flow_corpora();
-  return fs;
+const std::vector<formatted_capture>& formatted_captures() {
+  static const std::vector<formatted_capture> cs = bench::load_formatted_captures(corpus_bytes);
+  return cs;
 }
 
 // Reads every field a consumer would, so the decode work cannot be optimized away.
@@ -367,89 +299,6 @@ void ete_compress(benchmark::State& state, const corpus* c) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * c->elements.size()));
 }
 
-// ETMv4 packet corpora: the busiest trace ID of each formatted ETMv4 capture of
-// ../shared/conformance/etmv4 (next to the ETE corpus), deformatted, from its first A-Sync to
-// its last (whole sections, so every repeat decodes alike), repeated to at least 8 MiB.
-std::vector<corpus> load_etmv4_corpora() {
-  std::vector<corpus> cs;
-  for (const char* name : {"bugfix-exact-match", "juno-uname-001", "juno_r1_1"}) {
-    snapshot::load_options opt;
-    opt.read_memory = false;
-    const auto snap = snapshot::load(conformance_dir() + "/../etmv4/snapshots/" + name, opt);
-    if (!snap.error.empty() || snap.buffers.empty()) {
-      std::fprintf(stderr, "ete-bench: ETMv4 corpus %s skipped: %s\n", name, snap.error.c_str());
-      continue;
-    }
-    const snapshot::buffer& b = snap.buffers[0];
-    std::vector<std::uint8_t> streams[128];
-    tracecodec::coresight::deformatter d;
-    d.decode(
-        b.data.data(), b.data.size(),
-        [&](std::uint8_t id, const std::uint8_t* p, std::size_t n, std::uint64_t) {
-          streams[id & 0x7f].insert(streams[id & 0x7f].end(), p, p + n);
-        },
-        [](const tracecodec::coresight::diagnostic&) {});
-    const snapshot::trace_source* busiest = nullptr;
-    for (const snapshot::trace_source& t : b.sources)
-      if (t.decodable && t.trctraceidr < 128 &&
-          (!busiest || streams[t.trctraceidr].size() > streams[busiest->trctraceidr].size()))
-        busiest = &t;
-    if (!busiest) continue;
-    const std::vector<std::uint8_t>& all = streams[busiest->trctraceidr];
-    std::uint64_t first = ~std::uint64_t{0}, last = 0;
-    decoder<> dec(busiest->regs);
-    dec.decode(all.data(), all.size(),
-               [&](const packet& p) {
-                 if (p.kind != packet_kind::async) return;
-                 first = std::min(first, p.offset);
-                 last = p.offset;
-               },
-               [](const diagnostic&) {});
-    if (first >= last) continue;
-    const std::vector<std::uint8_t> one(all.begin() + static_cast<std::ptrdiff_t>(first),
-                                        all.begin() + static_cast<std::ptrdiff_t>(last));
-    corpus c{std::string("etmv4-") + name, busiest->regs, repeat_to(one, corpus_bytes), {}, {}};
-    decoder<> again(c.regs);
-    again.decode(c.bytes.data(), c.bytes.size(), [&](const packet& p) { c.packets.push_back(p); },
-                 [](const diagnostic&) {});
-    cs.push_back(std::move(c));
-  }
-  return cs;
-}
-
-// Formatted captures: the memory-aligned ETMv4 buffers of ../shared/conformance/etmv4 (next to
-// the ETE corpus), each repeated to at least 8 MiB (whole frames, so repeats stay aligned).
-struct formatted_capture {
-  std::string name;
-  std::vector<std::uint8_t> bytes;
-};
-const std::vector<formatted_capture>& formatted_captures() {
-  static const std::vector<formatted_capture> cs = [] {
-    std::vector<formatted_capture> v;
-    const char* files[][2] = {{"juno_r1_1", "cstrace.bin"},
-                              {"bugfix-exact-match", "cstrace.bin"},
-                              {"juno-uname-001", "uname_trace.bin"},
-                              {"a57_single_step", "CSTMC_TRACE_FIFO.bin"}};
-    for (const auto& f : files) {
-      const std::string path = conformance_dir() + "/../etmv4/snapshots/" + f[0] + "/" + f[1];
-      std::FILE* fp = std::fopen(path.c_str(), "rb");
-      if (!fp) {
-        std::fprintf(stderr, "ete-bench: formatted capture %s skipped: cannot read %s\n", f[0], path.c_str());
-        continue;
-      }
-      std::vector<std::uint8_t> one;
-      std::uint8_t buf[65536];
-      for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, fp)) != 0;) one.insert(one.end(), buf, buf + n);
-      std::fclose(fp);
-      one.resize(one.size() / 16 * 16);
-      if (one.empty()) continue;
-      v.push_back({f[0], repeat_to(one, corpus_bytes)});
-    }
-    return v;
-  }();
-  return cs;
-}
-
 // The consumer of the deformatted bytes: reads every byte (a sum per trace ID). Eight bytes at a
 // time: a byte-at-a-time loop is a chain of dependent adds, one byte per cycle, slower than the
 // deformatter it would measure.
@@ -546,7 +395,11 @@ int main(int argc, char** argv) {
     register_on("BM_packet_read", packet_read, c);
   }
   // ETMv4: packet decode, side by side with OpenCSD (issue 17).
-  static const std::vector<corpus> etmv4 = load_etmv4_corpora();
+  static const std::vector<corpus> etmv4 = [] {
+    std::vector<corpus> cs = bench::load_etmv4_corpora(corpus_bytes);
+    for (corpus& c : cs) bench::decode_into(c);
+    return cs;
+  }();
   for (const corpus& c : etmv4) {
     register_on("BM_ete_decode", ete_decode, c);
 #ifdef TRACECODEC_HAVE_OPENCSD

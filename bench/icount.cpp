@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+// The instruction-count gate's driver (issue 18): runs one codec stage over one corpus inside
+// icount_region(), which bench/icount.py has callgrind count (--toggle-collect), so loading
+// the corpus and building the stage's input are not counted. Instruction counts, unlike wall
+// time, do not depend on what else the machine runs.
+//   ete-icount list                 the stage/corpus pairs it can run (with the corpora found)
+//   ete-icount STAGE CORPUS         runs it; prints "STAGE CORPUS BYTES CHECK" (bytes: the
+//                                   corpus's trace bytes, the divisor of the per-byte count)
+// Stages: decode (packets, every field read), elements (resolved elements, atom runs), flow
+// (program flow over the snapshot's memory image), encode (the corpus's packets back to its
+// bytes, one call), compress (its committed elements to packets), deformat (CoreSight frames to
+// each trace ID's bytes). The consumers are the benchmark's (bench/ete_bench.cpp).
+#include <tracecodec/ete/element/compressor.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "corpora.hpp"
+
+using namespace tracecodec::ete;
+
+namespace {
+
+// Small enough for callgrind to count every stage of every corpus in a minute or two, large
+// enough that per-byte counts no longer move with the size (the decoders' set-up is < 0.1%).
+constexpr std::size_t icount_bytes = 1u << 20;
+
+enum class stage { decode, elements, flow, encode, compress, deformat };
+constexpr const char* stage_names[] = {"decode", "elements", "flow", "encode", "compress", "deformat"};
+
+struct job {
+  stage what;
+  const bench::corpus* c = nullptr;
+  const bench::flow_corpus* f = nullptr;
+  const bench::formatted_capture* cap = nullptr;
+};
+
+std::uint64_t decode(const bench::corpus& c) {
+  decoder<> d(c.regs);
+  std::uint64_t acc = 0, errors = 0;
+  d.decode(c.bytes.data(), c.bytes.size(),
+           [&](const packet& p) {
+             acc += p.address ^ p.timestamp ^ p.atoms ^ p.count ^ p.cycles ^ p.ctx.context_id ^ p.ctx.vmid ^
+                    p.ctx.el ^ static_cast<unsigned>(p.kind) ^ p.offset ^ p.size ^ p.exception_type;
+           },
+           [&](const diagnostic&) { ++errors; });
+  return errors ? ~0ull : acc;
+}
+
+std::uint64_t elements(const bench::corpus& c) {
+  auto r = std::make_unique<element_reader<>>(c.regs);
+  r->atom_runs(true);
+  std::uint64_t acc = 0, errors = 0;
+  r->decode(c.bytes.data(), c.bytes.size(),
+            [&](const element& e) {
+              acc += e.address ^ e.timestamp ^ e.count ^ e.cycles ^ e.atom_bits ^ static_cast<unsigned>(e.kind) ^
+                     e.taken ^ e.ctx.context_id ^ e.offset;
+            },
+            [&](const diagnostic&) { ++errors; });
+  return errors ? ~0ull : acc;
+}
+
+std::uint64_t flow(const bench::flow_corpus& c) {
+  program_image image(c.regions().data(), c.regions().size());
+  flow_options o;
+  o.arch = c.arch;
+  auto fd = std::make_unique<flow_decoder<>>(c.regs, image, o);
+  std::uint64_t acc = 0, errors = 0;
+  fd->decode(c.bytes.data(), c.bytes.size(),
+             [&](const flow_element& f) {
+               acc += f.offset ^ f.address ^ f.end ^ f.timestamp ^ f.count ^ f.ctx.context_id ^
+                      static_cast<unsigned>(f.kind) ^ static_cast<unsigned>(f.last_type) ^
+                      static_cast<unsigned>(f.last_subtype) ^ f.taken ^ f.conditional ^ f.number;
+             },
+             [&](const diagnostic&) { ++errors; });
+  return errors ? ~0ull : acc;
+}
+
+std::uint64_t encode(const bench::corpus& c, std::vector<std::uint8_t>& out) {
+  encoder<> e(c.regs);
+  const encode_many_result r = e.encode(c.packets.data(), c.packets.size(), out.data(), out.size());
+  return r && r.size == c.bytes.size() && std::memcmp(out.data(), c.bytes.data(), r.size) == 0 ? r.size : ~0ull;
+}
+
+std::uint64_t compress(const bench::corpus& c, std::vector<std::uint8_t>& out) {
+  compressor_options opt;
+  opt.input = input_kind::resolved;
+  auto comp = std::make_unique<compressor<>>(c.regs, opt);
+  std::size_t at = 0;
+  for (const element& e : c.elements) {
+    if (comp->push(e) == error_code::buffer_too_small) {
+      at += comp->drain(out.data() + at, out.size() - at);
+      if (comp->push(e) != error_code::ok) return ~0ull;
+    }
+  }
+  comp->finish(true);
+  at += comp->drain(out.data() + at, out.size() - at);
+  return at;
+}
+
+std::uint64_t deformat(const bench::formatted_capture& c) {
+  std::uint64_t per_id[128]{};
+  std::uint64_t errors = 0;
+  tracecodec::coresight::deformatter d;
+  d.decode(
+      c.bytes.data(), c.bytes.size(),
+      [&](const tracecodec::coresight::data_batch& b) {
+        std::uint64_t s = b.size;
+        for (std::size_t i = 0; i + 8 <= b.size; i += 8) {
+          std::uint64_t w;
+          std::memcpy(&w, b.bytes + i, 8);
+          s += w;
+        }
+        per_id[b.id & 0x7f] += s;
+      },
+      [&](const tracecodec::coresight::diagnostic& e) {
+        using E = tracecodec::coresight::error_code;  // notices (null ID padding, ...) are expected
+        errors += e.code == E::reserved_id || e.code == E::truncated_frame || e.code == E::unsynchronized ||
+                  e.code == E::bad_sync;
+      });
+  std::uint64_t acc = 0;
+  for (std::uint64_t v : per_id) acc ^= v;
+  return errors ? ~0ull : acc;
+}
+
+}  // namespace
+
+// What callgrind counts: everything this call executes.
+extern "C" [[gnu::noinline]] std::uint64_t icount_region(const job& j, std::vector<std::uint8_t>& out) {
+  switch (j.what) {
+    case stage::decode: return decode(*j.c);
+    case stage::elements: return elements(*j.c);
+    case stage::flow: return flow(*j.f);
+    case stage::encode: return encode(*j.c, out);
+    case stage::compress: return compress(*j.c, out);
+    case stage::deformat: return deformat(*j.cap);
+  }
+  return 0;
+}
+
+namespace {
+
+// The stages each kind of corpus runs.
+constexpr stage packet_stages[] = {stage::decode, stage::elements, stage::encode, stage::compress};
+
+int list() {
+  for (const bench::corpus& c : bench::load_corpora(1))
+    for (stage s : packet_stages) std::printf("%s %s\n", stage_names[static_cast<int>(s)], c.name.c_str());
+  for (const bench::corpus& c : bench::load_etmv4_corpora(1))
+    std::printf("decode %s\n", c.name.c_str());
+  for (const bench::flow_corpus& c : bench::load_flow_corpora(1)) std::printf("flow %s\n", c.name.c_str());
+  for (const bench::formatted_capture& c : bench::load_formatted_captures(1))
+    std::printf("deformat %s\n", c.name.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "list") == 0) return list();
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: ete-icount list | ete-icount STAGE CORPUS\n");
+    return 2;
+  }
+  const std::string s = argv[1];
+  const char* name = argv[2];
+  job j{};
+  std::vector<bench::corpus> cs;
+  std::vector<bench::flow_corpus> fs;
+  std::vector<bench::formatted_capture> caps;
+  std::size_t bytes = 0;
+  if (s == "flow") {
+    j.what = stage::flow;
+    fs = bench::load_flow_corpora(icount_bytes, name);
+    if (!fs.empty()) j.f = &fs[0], bytes = fs[0].bytes.size();
+  } else if (s == "deformat") {
+    j.what = stage::deformat;
+    caps = bench::load_formatted_captures(icount_bytes, name);
+    if (!caps.empty()) j.cap = &caps[0], bytes = caps[0].bytes.size();
+  } else {
+    bool known = false;
+    for (stage k : packet_stages)
+      if (s == stage_names[static_cast<int>(k)]) j.what = k, known = true;
+    if (!known) {
+      std::fprintf(stderr, "ete-icount: unknown stage %s\n", s.c_str());
+      return 2;
+    }
+    cs = std::strncmp(name, "etmv4-", 6) == 0 ? bench::load_etmv4_corpora(icount_bytes, name)
+                                              : bench::load_corpora(icount_bytes, name);
+    if (!cs.empty()) {
+      if (j.what == stage::encode || j.what == stage::compress) bench::decode_into(cs[0]);
+      j.c = &cs[0], bytes = cs[0].bytes.size();
+    }
+  }
+  if (bytes == 0) {
+    std::fprintf(stderr, "ete-icount: no corpus %s for stage %s\n", name, s.c_str());
+    return 1;
+  }
+  std::vector<std::uint8_t> out(bytes * 2 + 4096);
+  const std::uint64_t check = icount_region(j, out);
+  if (check == ~0ull) {
+    std::fprintf(stderr, "ete-icount: %s %s: errors, or output unlike the corpus\n", s.c_str(), name);
+    return 1;
+  }
+  std::printf("%s %s %zu %llu\n", s.c_str(), name, bytes, static_cast<unsigned long long>(check));
+  return 0;
+}
