@@ -5,6 +5,10 @@
 //   BM_ete_elements/<corpus>   bytes -> packets -> elements -> speculation resolved (atom
 //                              runs: one Atom element per atom packet)
 //   BM_ete_atom_elements/<corpus>  the same with one Atom element per atom
+//   BM_ete_decode_opaque/<corpus>, BM_ete_elements_opaque/<corpus>  BM_ete_decode and
+//                              BM_ete_elements with the consumer in another translation unit
+//                              (opaque_consumer.cpp): a call per packet or element that the
+//                              compiler cannot inline (issue 18)
 //   BM_ete_encode/<corpus>     packets -> bytes (the packet encoder): the encoder's own time,
 //                              one call per 4096-packet window of freshly built packets
 //   BM_ete_encode_each/<corpus>  the same, one call per packet
@@ -43,6 +47,7 @@
 #include <vector>
 
 #include "corpora.hpp"
+#include "opaque_consumer.hpp"
 #ifdef TRACECODEC_HAVE_OPENCSD
 #include "opencsd.hpp"
 #endif
@@ -97,12 +102,19 @@ struct consumer {
   }
 };
 
-void ete_decode(benchmark::State& state, const corpus* c) {
+template <bool Opaque>
+void decode_packets(benchmark::State& state, const corpus* c) {
   for (auto _ : state) {
     decoder<> d(c->regs);
     consumer sink;
     std::uint64_t errors = 0;
-    d.decode(c->bytes.data(), c->bytes.size(), [&](const packet& p) { sink(p); },
+    d.decode(c->bytes.data(), c->bytes.size(),
+             [&](const packet& p) {
+               if constexpr (Opaque)
+                 bench::read_packet(sink.acc, p);
+               else
+                 sink(p);
+             },
              [&](const diagnostic&) { ++errors; });
     benchmark::DoNotOptimize(sink.acc);
     if (errors) state.SkipWithError("decode errors");
@@ -110,6 +122,8 @@ void ete_decode(benchmark::State& state, const corpus* c) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * c->packets.size()));
 }
+void ete_decode(benchmark::State& state, const corpus* c) { decode_packets<false>(state, c); }
+void ete_decode_opaque(benchmark::State& state, const corpus* c) { decode_packets<true>(state, c); }
 
 #ifdef TRACECODEC_HAVE_OPENCSD
 void opencsd_decode(benchmark::State& state, const corpus* c) {
@@ -172,6 +186,7 @@ void opencsd_flow(benchmark::State& state, const flow_corpus* c) {
 
 // Committed elements; with atom runs (element_reader::atom_runs) an atom packet's atoms come
 // as one element. Items: committed elements counted one per atom either way.
+template <bool Opaque = false>
 void elements(benchmark::State& state, const corpus* c, bool runs) {
   auto r = std::make_unique<element_reader<>>(c->regs);
   for (auto _ : state) {
@@ -180,8 +195,11 @@ void elements(benchmark::State& state, const corpus* c, bool runs) {
     std::uint64_t acc = 0, n = 0;
     r->decode(c->bytes.data(), c->bytes.size(),
               [&](const element& e) {
-                acc += e.address ^ e.timestamp ^ e.count ^ e.cycles ^ e.atom_bits ^
-                       static_cast<unsigned>(e.kind) ^ e.taken ^ e.ctx.context_id ^ e.offset;
+                if constexpr (Opaque)
+                  bench::read_element(acc, e);
+                else
+                  acc += e.address ^ e.timestamp ^ e.count ^ e.cycles ^ e.atom_bits ^
+                         static_cast<unsigned>(e.kind) ^ e.taken ^ e.ctx.context_id ^ e.offset;
                 n += e.kind == element_kind::atom ? atom_count(e) : 1u;
               },
               [](const diagnostic&) {});
@@ -193,6 +211,7 @@ void elements(benchmark::State& state, const corpus* c, bool runs) {
 }
 void ete_elements(benchmark::State& state, const corpus* c) { elements(state, c, true); }
 void ete_atom_elements(benchmark::State& state, const corpus* c) { elements(state, c, false); }
+void ete_elements_opaque(benchmark::State& state, const corpus* c) { elements<true>(state, c, true); }
 
 // The encoder's own time, as a producer that builds packets and then encodes them sees it:
 // each 4096-packet window of the corpus is copied into a staging buffer (288 KiB: the
@@ -388,6 +407,8 @@ int main(int argc, char** argv) {
 #endif
     register_on("BM_ete_elements", ete_elements, c);
     register_on("BM_ete_atom_elements", ete_atom_elements, c);
+    register_on("BM_ete_decode_opaque", ete_decode_opaque, c);
+    register_on("BM_ete_elements_opaque", ete_elements_opaque, c);
     register_on("BM_ete_encode", ete_encode, c)->UseManualTime();
     register_on("BM_ete_encode_each", ete_encode_each, c)->UseManualTime();
     register_on("BM_ete_encode_streamed", ete_encode_streamed, c);

@@ -6,7 +6,9 @@
 //   ete-icount list                 the stage/corpus pairs it can run (with the corpora found)
 //   ete-icount STAGE CORPUS         runs it; prints "STAGE CORPUS BYTES CHECK" (bytes: the
 //                                   corpus's trace bytes, the divisor of the per-byte count)
-// Stages: decode (packets, every field read), elements (resolved elements, atom runs), flow
+// Stages: decode (packets, every field read), elements (resolved elements, atom runs),
+// decode_opaque and elements_opaque (the same with the consumer in another translation unit,
+// opaque_consumer.cpp: a call per packet or element the compiler cannot inline), flow
 // (program flow over the snapshot's memory image), encode (the corpus's packets back to its
 // bytes, one call), compress (its committed elements to packets), deformat (CoreSight frames to
 // each trace ID's bytes). The consumers are the benchmark's (bench/ete_bench.cpp).
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "corpora.hpp"
+#include "opaque_consumer.hpp"
 
 using namespace tracecodec::ete;
 
@@ -27,8 +30,9 @@ namespace {
 // enough that per-byte counts no longer move with the size (the decoders' set-up is < 0.1%).
 constexpr std::size_t icount_bytes = 1u << 20;
 
-enum class stage { decode, elements, flow, encode, compress, deformat };
-constexpr const char* stage_names[] = {"decode", "elements", "flow", "encode", "compress", "deformat"};
+enum class stage { decode, elements, decode_opaque, elements_opaque, flow, encode, compress, deformat };
+constexpr const char* stage_names[] = {"decode",   "elements", "decode_opaque", "elements_opaque",
+                                       "flow",     "encode",   "compress",      "deformat"};
 
 struct job {
   stage what;
@@ -37,26 +41,34 @@ struct job {
   const bench::formatted_capture* cap = nullptr;
 };
 
+template <bool Opaque>
 std::uint64_t decode(const bench::corpus& c) {
   decoder<> d(c.regs);
   std::uint64_t acc = 0, errors = 0;
   d.decode(c.bytes.data(), c.bytes.size(),
            [&](const packet& p) {
-             acc += p.address ^ p.timestamp ^ p.atoms ^ p.count ^ p.cycles ^ p.ctx.context_id ^ p.ctx.vmid ^
-                    p.ctx.el ^ static_cast<unsigned>(p.kind) ^ p.offset ^ p.size ^ p.exception_type;
+             if constexpr (Opaque)
+               bench::read_packet(acc, p);
+             else
+               acc += p.address ^ p.timestamp ^ p.atoms ^ p.count ^ p.cycles ^ p.ctx.context_id ^ p.ctx.vmid ^
+                      p.ctx.el ^ static_cast<unsigned>(p.kind) ^ p.offset ^ p.size ^ p.exception_type;
            },
            [&](const diagnostic&) { ++errors; });
   return errors ? ~0ull : acc;
 }
 
+template <bool Opaque>
 std::uint64_t elements(const bench::corpus& c) {
   auto r = std::make_unique<element_reader<>>(c.regs);
   r->atom_runs(true);
   std::uint64_t acc = 0, errors = 0;
   r->decode(c.bytes.data(), c.bytes.size(),
             [&](const element& e) {
-              acc += e.address ^ e.timestamp ^ e.count ^ e.cycles ^ e.atom_bits ^ static_cast<unsigned>(e.kind) ^
-                     e.taken ^ e.ctx.context_id ^ e.offset;
+              if constexpr (Opaque)
+                bench::read_element(acc, e);
+              else
+                acc += e.address ^ e.timestamp ^ e.count ^ e.cycles ^ e.atom_bits ^ static_cast<unsigned>(e.kind) ^
+                       e.taken ^ e.ctx.context_id ^ e.offset;
             },
             [&](const diagnostic&) { ++errors; });
   return errors ? ~0ull : acc;
@@ -130,8 +142,10 @@ std::uint64_t deformat(const bench::formatted_capture& c) {
 // What callgrind counts: everything this call executes.
 extern "C" [[gnu::noinline]] std::uint64_t icount_region(const job& j, std::vector<std::uint8_t>& out) {
   switch (j.what) {
-    case stage::decode: return decode(*j.c);
-    case stage::elements: return elements(*j.c);
+    case stage::decode: return decode<false>(*j.c);
+    case stage::elements: return elements<false>(*j.c);
+    case stage::decode_opaque: return decode<true>(*j.c);
+    case stage::elements_opaque: return elements<true>(*j.c);
     case stage::flow: return flow(*j.f);
     case stage::encode: return encode(*j.c, out);
     case stage::compress: return compress(*j.c, out);
@@ -143,7 +157,8 @@ extern "C" [[gnu::noinline]] std::uint64_t icount_region(const job& j, std::vect
 namespace {
 
 // The stages each kind of corpus runs.
-constexpr stage packet_stages[] = {stage::decode, stage::elements, stage::encode, stage::compress};
+constexpr stage packet_stages[] = {stage::decode,          stage::elements, stage::decode_opaque,
+                                   stage::elements_opaque, stage::encode,   stage::compress};
 
 int list() {
   for (const bench::corpus& c : bench::load_corpora(1))

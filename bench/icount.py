@@ -81,7 +81,7 @@ def main():
             results[p] = futures[p].result()
 
     failures, notes = [], []
-    print("%-9s %-22s %12s %12s %8s" % ("stage", "corpus", "instr/byte", "budget", "ratio"))
+    print("%-16s %-25s %12s %12s %8s" % ("stage", "corpus", "instr/byte", "budget", "ratio"))
     for p in pairs:
         per_byte, err = results[p]
         if err:
@@ -89,7 +89,7 @@ def main():
             continue
         budget = budgets.get(p)
         ratio = per_byte / budget if budget else float("nan")
-        print("%-9s %-22s %12.2f %12s %8s" % (p[0], p[1], per_byte, "%.2f" % budget if budget else "-",
+        print("%-16s %-25s %12.2f %12s %8s" % (p[0], p[1], per_byte, "%.2f" % budget if budget else "-",
                                               "%.3f" % ratio if budget else "-"))
         if a.write:
             continue
