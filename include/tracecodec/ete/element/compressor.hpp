@@ -106,7 +106,16 @@ class compressor {
       return error_code::buffer_too_small;
     if (e.kind == element_kind::atom && e.count > 32) return error_code::unencodable;  // a run
     err_ = error_code::ok;
-    take(e);
+    // Atoms with nothing held back, most of the elements of real trace: what take() does for
+    // them (each of its checks passes, flush_pending() has nothing to flush), without its
+    // calls. Not in the compact form, which keeps one path (firmware size).
+    if (!tracecodec::detail::compact && e.kind == element_kind::atom &&
+        !(has_cancel_ | has_discard_ | has_q_ | skip_tf_ | has_ctx_ | has_target_)) {
+      if (e.p0 && opt_.input == input_kind::stage1) in_depth_ += p0_weight(e);
+      append_atoms(e);
+    } else {
+      take(e);
+    }
     if (opt_.sync_interval && total_ - last_sync_ >= opt_.sync_interval) periodic_sync();
     return err_;
   }
@@ -914,8 +923,11 @@ class compressor {
 
   constexpr void add_atoms(const element& e) noexcept {
     flush_pending();
-    // An atom run (at most 32 atoms, fewer than max_atoms) flushes the atoms at most once,
-    // as a single atom may: it fits in max_element_bytes.
+    append_atoms(e);
+  }
+  // An atom run (at most 32 atoms, fewer than max_atoms) flushes the atoms at most once, as a
+  // single atom may: it fits in max_element_bytes.
+  constexpr void append_atoms(const element& e) noexcept {
     for (unsigned i = 0, n = atom_count(e); i < n; ++i) {
       if (natoms_ == max_atoms) flush_atoms();
       set_atom(natoms_++, atom_taken(e, i));
