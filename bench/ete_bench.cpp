@@ -13,7 +13,9 @@
 //                              one call per 4096-packet window of freshly built packets
 //   BM_ete_encode_each/<corpus>  the same, one call per packet
 //   BM_ete_encode_streamed/<corpus>  all packets in one call, streamed from memory
-//   BM_ete_compress/<corpus>   resolved elements -> shortest packets (the element compressor)
+//   BM_ete_compress/<corpus>   resolved elements -> shortest packets (the element compressor),
+//                              a push() per element
+//   BM_ete_compress_array/<corpus>  the same through push(elements, count)
 //   BM_packet_read/<corpus>    reading the streamed encoder's input packets only: its memory floor
 //   BM_ete_flow/<flow corpus>  bytes -> program flow (ete/flow/: instruction ranges, exceptions,
 //                              context, ... with the snapshot's memory image), every field read
@@ -294,7 +296,9 @@ void packet_read(benchmark::State& state, const corpus* c) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * c->packets.size()));
 }
 
-void ete_compress(benchmark::State& state, const corpus* c) {
+// A push() per element, or (Array) push(elements, count) over the whole array.
+template <bool Array>
+void compress(benchmark::State& state, const corpus* c) {
   std::vector<std::uint8_t> out(c->bytes.size() * 2 + 4096);
   std::uint64_t bytes = 0;
   compressor_options opt;
@@ -303,10 +307,18 @@ void ete_compress(benchmark::State& state, const corpus* c) {
   for (auto _ : state) {
     *comp = compressor<>(c->regs, opt);
     std::size_t at = 0;
-    for (const element& e : c->elements) {
-      if (comp->push(e) == error_code::buffer_too_small) {
-        at += comp->drain(out.data() + at, out.size() - at);
-        comp->push(e);
+    if constexpr (Array) {
+      for (std::size_t i = 0; i < c->elements.size();) {
+        const auto r = comp->push(c->elements.data() + i, c->elements.size() - i);
+        i += r.taken;
+        if (r.error == error_code::buffer_too_small) at += comp->drain(out.data() + at, out.size() - at);
+      }
+    } else {
+      for (const element& e : c->elements) {
+        if (comp->push(e) == error_code::buffer_too_small) {
+          at += comp->drain(out.data() + at, out.size() - at);
+          comp->push(e);
+        }
       }
     }
     comp->finish(true);
@@ -317,6 +329,8 @@ void ete_compress(benchmark::State& state, const corpus* c) {
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes));  // bytes of output
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * c->elements.size()));
 }
+void ete_compress(benchmark::State& state, const corpus* c) { compress<false>(state, c); }
+void ete_compress_array(benchmark::State& state, const corpus* c) { compress<true>(state, c); }
 
 // The consumer of the deformatted bytes: reads every byte (a sum per trace ID). Eight bytes at a
 // time: a byte-at-a-time loop is a chain of dependent adds, one byte per cycle, slower than the
@@ -413,6 +427,7 @@ int main(int argc, char** argv) {
     register_on("BM_ete_encode_each", ete_encode_each, c)->UseManualTime();
     register_on("BM_ete_encode_streamed", ete_encode_streamed, c);
     register_on("BM_ete_compress", ete_compress, c);
+    register_on("BM_ete_compress_array", ete_compress_array, c);
     register_on("BM_packet_read", packet_read, c);
   }
   // ETMv4: packet decode, side by side with OpenCSD (issue 17).

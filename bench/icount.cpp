@@ -10,7 +10,8 @@
 // decode_opaque and elements_opaque (the same with the consumer in another translation unit,
 // opaque_consumer.cpp: a call per packet or element the compiler cannot inline), flow
 // (program flow over the snapshot's memory image), encode (the corpus's packets back to its
-// bytes, one call), compress (its committed elements to packets), deformat (CoreSight frames to
+// bytes, one call), compress (its committed elements to packets, a push() each),
+// compress_array (the same through push(elements, count)), deformat (CoreSight frames to
 // each trace ID's bytes). The consumers are the benchmark's (bench/ete_bench.cpp).
 #include <tracecodec/ete/element/compressor.hpp>
 
@@ -30,9 +31,9 @@ namespace {
 // enough that per-byte counts no longer move with the size (the decoders' set-up is < 0.1%).
 constexpr std::size_t icount_bytes = 1u << 20;
 
-enum class stage { decode, elements, decode_opaque, elements_opaque, flow, encode, compress, deformat };
-constexpr const char* stage_names[] = {"decode",   "elements", "decode_opaque", "elements_opaque",
-                                       "flow",     "encode",   "compress",      "deformat"};
+enum class stage { decode, elements, decode_opaque, elements_opaque, flow, encode, compress, compress_array, deformat };
+constexpr const char* stage_names[] = {"decode", "elements", "decode_opaque",  "elements_opaque", "flow",
+                                       "encode", "compress", "compress_array", "deformat"};
 
 struct job {
   stage what;
@@ -96,15 +97,29 @@ std::uint64_t encode(const bench::corpus& c, std::vector<std::uint8_t>& out) {
   return r && r.size == c.bytes.size() && std::memcmp(out.data(), c.bytes.data(), r.size) == 0 ? r.size : ~0ull;
 }
 
+// A push() per element, or (Array) push(elements, count) over the whole array, draining when
+// the staging buffer is full.
+template <bool Array>
 std::uint64_t compress(const bench::corpus& c, std::vector<std::uint8_t>& out) {
   compressor_options opt;
   opt.input = input_kind::resolved;
   auto comp = std::make_unique<compressor<>>(c.regs, opt);
   std::size_t at = 0;
-  for (const element& e : c.elements) {
-    if (comp->push(e) == error_code::buffer_too_small) {
-      at += comp->drain(out.data() + at, out.size() - at);
-      if (comp->push(e) != error_code::ok) return ~0ull;
+  if constexpr (Array) {
+    for (std::size_t i = 0; i < c.elements.size();) {
+      const auto r = comp->push(c.elements.data() + i, c.elements.size() - i);
+      i += r.taken;
+      if (r.error == error_code::buffer_too_small)
+        at += comp->drain(out.data() + at, out.size() - at);
+      else if (r.error != error_code::ok)
+        return ~0ull;
+    }
+  } else {
+    for (const element& e : c.elements) {
+      if (comp->push(e) == error_code::buffer_too_small) {
+        at += comp->drain(out.data() + at, out.size() - at);
+        if (comp->push(e) != error_code::ok) return ~0ull;
+      }
     }
   }
   comp->finish(true);
@@ -148,7 +163,8 @@ extern "C" [[gnu::noinline]] std::uint64_t icount_region(const job& j, std::vect
     case stage::elements_opaque: return elements<true>(*j.c);
     case stage::flow: return flow(*j.f);
     case stage::encode: return encode(*j.c, out);
-    case stage::compress: return compress(*j.c, out);
+    case stage::compress: return compress<false>(*j.c, out);
+    case stage::compress_array: return compress<true>(*j.c, out);
     case stage::deformat: return deformat(*j.cap);
   }
   return 0;
@@ -157,8 +173,8 @@ extern "C" [[gnu::noinline]] std::uint64_t icount_region(const job& j, std::vect
 namespace {
 
 // The stages each kind of corpus runs.
-constexpr stage packet_stages[] = {stage::decode,          stage::elements, stage::decode_opaque,
-                                   stage::elements_opaque, stage::encode,   stage::compress};
+constexpr stage packet_stages[] = {stage::decode, stage::elements, stage::decode_opaque, stage::elements_opaque,
+                                   stage::encode, stage::compress, stage::compress_array};
 
 int list() {
   for (const bench::corpus& c : bench::load_corpora(1))
@@ -205,7 +221,8 @@ int main(int argc, char** argv) {
     cs = std::strncmp(name, "etmv4-", 6) == 0 ? bench::load_etmv4_corpora(icount_bytes, name)
                                               : bench::load_corpora(icount_bytes, name);
     if (!cs.empty()) {
-      if (j.what == stage::encode || j.what == stage::compress) bench::decode_into(cs[0]);
+      if (j.what == stage::encode || j.what == stage::compress || j.what == stage::compress_array)
+        bench::decode_into(cs[0]);
       j.c = &cs[0], bytes = cs[0].bytes.size();
     }
   }

@@ -297,3 +297,106 @@ TEST_CASE("compressor: atom packing is the shortest (exhaustive reference search
   }
   MESSAGE(total_atoms << " atoms packed");
 }
+
+// push(elements, count) takes runs of atoms without a call each (compressor.hpp take_atoms):
+// it must write exactly the bytes of a push() per element, stop where push() would (the
+// staging buffer full, an error), and leave the compressor in the same state. Streams: the
+// generator's stage-1 elements under every configuration, the same with runs of single atoms
+// merged into atom runs of 1-32 (atom_runs form), with periodic sync points, and with an atom
+// run too long to encode (unencodable) at random places; a 512-byte staging buffer, so that
+// the array stops for drains in the middle of atom runs.
+TEST_CASE("compressor: push(elements, count) gives the bytes and errors of a push() each") {
+  std::size_t arrays = 0, atom_elements = 0;
+  for (const cfg_case& cc : configs) {
+    const std::string name = cc.name;
+    CAPTURE(name);
+    const config c = config::from(cc.regs);
+    for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+      generator g(c, prng_choices{std::mt19937_64(seed * 104729 + c.maxspec)});
+      g.start();
+      while (g.stream.size() < 12000) g.step();
+      g.finish();
+      std::mt19937_64 rng(seed);
+      for (int form = 0; form < 3; ++form) {
+        CAPTURE(form);
+        std::vector<element> in;
+        if (form == 0) {
+          in = g.stream;
+        } else {  // single atoms merged into runs; form 2 also puts in overlong runs
+          for (std::size_t i = 0; i < g.stream.size();) {
+            const element& e = g.stream[i];
+            if (e.kind != element_kind::atom || e.count != 0) {
+              in.push_back(e);
+              ++i;
+              continue;
+            }
+            element run = e;
+            run.taken = false;
+            run.count = 0;
+            run.atom_bits = 0;
+            const unsigned want = 1 + static_cast<unsigned>(rng() % 32);
+            while (i < g.stream.size() && run.count < want && g.stream[i].kind == element_kind::atom &&
+                   g.stream[i].count == 0 && g.stream[i].p0 == e.p0) {
+              run.atom_bits |= (g.stream[i].taken ? 1u : 0u) << run.count;
+              ++run.count;
+              ++i;
+            }
+            in.push_back(run);
+            if (form == 2 && rng() % 200 == 0) {
+              element bad = run;
+              bad.count = 33;  // more than an atom run holds: unencodable
+              in.push_back(bad);
+            }
+          }
+        }
+        for (const element& e : in) atom_elements += e.kind == element_kind::atom;
+        compressor_options opt;
+        if (form == 1) opt.sync_interval = 700;
+        // A push() each.
+        auto one = std::make_unique<compressor<runtime_config, 512>>(cc.regs, opt);
+        std::vector<std::uint8_t> want;
+        std::vector<std::pair<std::size_t, error_code>> want_errors;
+        std::uint8_t chunk[300];
+        for (std::size_t i = 0; i < in.size(); ++i) {
+          error_code r = one->push(in[i]);
+          while (r == error_code::buffer_too_small) {
+            want.insert(want.end(), chunk, chunk + one->drain(chunk, sizeof chunk));
+            r = one->push(in[i]);
+          }
+          if (r != error_code::ok) want_errors.emplace_back(i, r);
+        }
+        // push(elements, count) from wherever the last call stopped.
+        auto many = std::make_unique<compressor<runtime_config, 512>>(cc.regs, opt);
+        std::vector<std::uint8_t> got;
+        std::vector<std::pair<std::size_t, error_code>> got_errors;
+        for (std::size_t i = 0; i < in.size();) {
+          const std::size_t n = 1 + static_cast<std::size_t>(rng() % 700);  // arrays of any length
+          const auto r = many->push(in.data() + i, std::min(n, in.size() - i));
+          ++arrays;
+          REQUIRE(r.taken <= std::min(n, in.size() - i));
+          i += r.taken;
+          if (r.error == error_code::buffer_too_small) {
+            got.insert(got.end(), chunk, chunk + many->drain(chunk, sizeof chunk));
+          } else if (r.error != error_code::ok) {
+            REQUIRE(r.taken > 0);
+            got_errors.emplace_back(i - 1, r.error);
+          }
+        }
+        for (auto* comp : {one.get(), many.get()}) {
+          auto& out = comp == one.get() ? want : got;
+          error_code fr = comp->finish();
+          while (fr == error_code::buffer_too_small) {
+            out.insert(out.end(), chunk, chunk + comp->drain(chunk, sizeof chunk));
+            fr = comp->finish();
+          }
+          while (const std::size_t k = comp->drain(chunk, sizeof chunk)) out.insert(out.end(), chunk, chunk + k);
+        }
+        CHECK(got_errors == want_errors);
+        REQUIRE(got.size() == want.size());
+        CHECK(got == want);
+        if (form == 2) CHECK(!want_errors.empty());
+      }
+    }
+  }
+  MESSAGE("push(elements, count): " << arrays << " arrays, " << atom_elements << " atom elements");
+}

@@ -120,6 +120,31 @@ class compressor {
     return err_;
   }
 
+  // push() for each of elements[0, count), in order, until one gives an error: `taken` counts
+  // the elements taken (the one that gave the error too, unless it was buffer_too_small: drain()
+  // and go on from elements + taken). The same bytes as a push() each; runs of atoms with
+  // nothing held back go in without a call each (not in the compact form).
+  struct push_result {
+    std::size_t taken = 0;
+    error_code error = error_code::ok;
+  };
+  constexpr push_result push(const element* elements, std::size_t count) noexcept {
+    std::size_t i = 0;
+    while (i < count) {
+      if constexpr (!tracecodec::detail::compact) {
+        if (elements[i].kind == element_kind::atom) {
+          i = take_atoms(elements, i, count);
+          if (i == count) break;
+        }
+      }
+      const error_code r = push(elements[i]);
+      if (r == error_code::buffer_too_small) return {i, r};
+      ++i;
+      if (r != error_code::ok) return {i, r};
+    }
+    return {i, error_code::ok};
+  }
+
   // Flushes everything held back. With commit_all, also commits every outstanding P0 element
   // (a resolved input is fully committed); otherwise only the commits the input asked for.
   // (With a compressor_output, flush_output() then hands the bytes to the sink.)
@@ -924,6 +949,43 @@ class compressor {
   constexpr void add_atoms(const element& e) noexcept {
     flush_pending();
     append_atoms(e);
+  }
+  // From elements[i]: the atoms push() would take one by one without writing a byte (nothing
+  // held back, no periodic sync due, room for push(), and room among the held atoms, so no
+  // flush), their bits inserted a run at a time, the count in a local. Returns the index of
+  // the first element not taken.
+  constexpr std::size_t take_atoms(const element* elements, std::size_t i, std::size_t count) noexcept {
+    if (status() != error_code::ok || (out_.buffer == nullptr && Staging - len_ < push_room) ||
+        (has_cancel_ | has_discard_ | has_q_ | skip_tf_ | has_ctx_ | has_target_) ||
+        (opt_.sync_interval && total_ - last_sync_ >= opt_.sync_interval))
+      return i;
+    unsigned n = natoms_;
+    std::uint32_t depth = in_depth_;
+    const bool stage1 = opt_.input == input_kind::stage1;
+    // The word being filled in a register: bits [0, o) of word w are the held atoms'.
+    unsigned w = n / 32, o = n % 32;
+    std::uint64_t word = abits_[w] & ((std::uint32_t{1} << o) - 1u);
+    for (; i < count; ++i) {
+      const element& e = elements[i];
+      if (e.kind != element_kind::atom || e.count > 32) break;
+      const unsigned k = atom_count(e);
+      if (n + k > max_atoms) break;
+      const std::uint32_t bits = e.count ? (k == 32 ? e.atom_bits : e.atom_bits & ((1u << k) - 1u))
+                                         : (e.taken ? 1u : 0u);
+      word |= std::uint64_t{bits} << o;
+      o += k;
+      if (o >= 32) {
+        abits_[w++] = static_cast<std::uint32_t>(word);
+        word >>= 32;
+        o -= 32;
+      }
+      if (stage1 && e.p0) depth += p0_weight(e);
+      n += k;
+    }
+    abits_[w] = static_cast<std::uint32_t>(word);
+    natoms_ = n;
+    in_depth_ = depth;
+    return i;
   }
   // An atom run (at most 32 atoms, fewer than max_atoms) flushes the atoms at most once, as a
   // single atom may: it fits in max_element_bytes.
