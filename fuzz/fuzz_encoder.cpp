@@ -193,16 +193,21 @@ void packets(const Tag& t, reader& r) {
 // ---- elements -------------------------------------------------------------------------------
 
 template <class Tag>
+std::unique_ptr<compressor<typename Tag::config_type>> make_compressor(const Tag& t,
+                                                                            compressor_options o) {
+  if constexpr (Tag::fixed)
+    return std::make_unique<compressor<typename Tag::config_type>>(o);
+  else
+    return std::make_unique<compressor<runtime_config>>(t.regs, o);
+}
+
+template <class Tag>
 void elements(const Tag& t, reader& r) {
   const std::uint8_t om = r.u8();
   compressor_options opt;
   opt.input = (om & 1u) ? input_kind::resolved : input_kind::stage1;
   opt.sync_interval = (om & 2u) ? 16u + r.u8() : 0u;
-  std::unique_ptr<compressor<typename Tag::config_type>> comp;
-  if constexpr (Tag::fixed)
-    comp = std::make_unique<compressor<typename Tag::config_type>>(opt);
-  else
-    comp = std::make_unique<compressor<runtime_config>>(t.regs, opt);
+  auto comp = make_compressor(t, opt);
   std::vector<std::uint8_t> out;
   std::uint8_t chunk[97];  // odd size: drains split the staging buffer at arbitrary points
   auto drain = [&] {
@@ -213,8 +218,10 @@ void elements(const Tag& t, reader& r) {
                e == error_code::reserved_header || e == error_code::config_mismatch);
   };
   std::uint64_t pc = 0xffff800010000000u;
+  std::vector<element> pushed;
   for (unsigned i = 0; i < 400 && !r.empty(); ++i) {
     const element e = make_element(r, pc);
+    pushed.push_back(e);
     error_code c = comp->push(e);
     if (c == error_code::buffer_too_small) {
       drain();
@@ -246,6 +253,32 @@ void elements(const Tag& t, reader& r) {
   std::vector<std::uint8_t> again;
   FUZZ_CHECK(encode_packets(t, back.packets, again));
   FUZZ_CHECK(again == out);
+
+  // The same elements through push(elements, count), in arrays of arbitrary lengths: the same
+  // bytes and the same errors as a push() each.
+  auto many = make_compressor(t, opt);
+  std::vector<std::uint8_t> out2;
+  auto drain2 = [&] {
+    while (const std::size_t n = many->drain(chunk, sizeof chunk)) out2.insert(out2.end(), chunk, chunk + n);
+  };
+  for (std::size_t i = 0, k = 0; i < pushed.size(); ++k) {
+    const std::size_t n = 1 + (k * 37 + om) % 64;
+    const auto res = many->push(pushed.data() + i, std::min(n, pushed.size() - i));
+    FUZZ_CHECK(res.taken <= std::min(n, pushed.size() - i));
+    i += res.taken;
+    if (res.error == error_code::buffer_too_small)
+      drain2();
+    else if (res.error != error_code::ok)
+      taken(res.error);
+  }
+  c = many->finish(om & 4u);
+  if (c == error_code::buffer_too_small) {
+    drain2();
+    c = many->finish(om & 4u);
+  }
+  taken(c);
+  drain2();
+  FUZZ_CHECK(out2 == out);
 }
 
 // ---- legal PE behaviour ---------------------------------------------------------------------
@@ -263,15 +296,6 @@ bool same_behaviour(element a, element b, const config& c) {
       b.flags &= static_cast<std::uint8_t>(~element_flag::return_is_target);
   }
   return a == b;
-}
-
-template <class Tag>
-std::unique_ptr<compressor<typename Tag::config_type>> make_compressor(const Tag& t,
-                                                                            compressor_options o) {
-  if constexpr (Tag::fixed)
-    return std::make_unique<compressor<typename Tag::config_type>>(o);
-  else
-    return std::make_unique<compressor<runtime_config>>(t.regs, o);
 }
 
 // The model's stage-1 stream through the compressor; decoding and resolving the bytes must
