@@ -255,30 +255,46 @@ void elements(const Tag& t, reader& r) {
   FUZZ_CHECK(again == out);
 
   // The same elements through push(elements, count), in arrays of arbitrary lengths: the same
-  // bytes and the same errors as a push() each.
+  // bytes and the same errors as a push() each. Both drain only when the staging buffer is
+  // full: an Event merges into the Event packet before it only while that packet is still in
+  // the staging buffer (README, Limitations), so the drains above may have changed the bytes.
+  std::vector<std::uint8_t> one_out, many_out;
+  std::vector<std::pair<std::size_t, error_code>> one_errors, many_errors;
+  auto one = make_compressor(t, opt);
   auto many = make_compressor(t, opt);
-  std::vector<std::uint8_t> out2;
-  auto drain2 = [&] {
-    while (const std::size_t n = many->drain(chunk, sizeof chunk)) out2.insert(out2.end(), chunk, chunk + n);
+  auto drain_into = [&](auto& comp, std::vector<std::uint8_t>& to) {
+    while (const std::size_t n = comp->drain(chunk, sizeof chunk)) to.insert(to.end(), chunk, chunk + n);
   };
+  for (std::size_t i = 0; i < pushed.size(); ++i) {
+    error_code e = one->push(pushed[i]);
+    if (e == error_code::buffer_too_small) {
+      drain_into(one, one_out);
+      e = one->push(pushed[i]);
+    }
+    if (e != error_code::ok) one_errors.emplace_back(i, e);
+  }
   for (std::size_t i = 0, k = 0; i < pushed.size(); ++k) {
     const std::size_t n = 1 + (k * 37 + om) % 64;
     const auto res = many->push(pushed.data() + i, std::min(n, pushed.size() - i));
     FUZZ_CHECK(res.taken <= std::min(n, pushed.size() - i));
     i += res.taken;
     if (res.error == error_code::buffer_too_small)
-      drain2();
+      drain_into(many, many_out);
     else if (res.error != error_code::ok)
-      taken(res.error);
+      many_errors.emplace_back(i - 1, res.error);
   }
-  c = many->finish(om & 4u);
-  if (c == error_code::buffer_too_small) {
-    drain2();
-    c = many->finish(om & 4u);
+  for (auto* comp : {one.get(), many.get()}) {
+    std::vector<std::uint8_t>& to = comp == one.get() ? one_out : many_out;
+    error_code f = comp->finish(om & 4u);
+    if (f == error_code::buffer_too_small) {
+      while (const std::size_t n = comp->drain(chunk, sizeof chunk)) to.insert(to.end(), chunk, chunk + n);
+      f = comp->finish(om & 4u);
+    }
+    taken(f);
+    while (const std::size_t n = comp->drain(chunk, sizeof chunk)) to.insert(to.end(), chunk, chunk + n);
   }
-  taken(c);
-  drain2();
-  FUZZ_CHECK(out2 == out);
+  FUZZ_CHECK(many_errors == one_errors);
+  FUZZ_CHECK(many_out == one_out);
 }
 
 // ---- legal PE behaviour ---------------------------------------------------------------------
