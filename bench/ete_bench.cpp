@@ -48,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "consumers.hpp"
 #include "corpora.hpp"
 #include "opaque_consumer.hpp"
 #ifdef TRACECODEC_HAVE_OPENCSD
@@ -98,10 +99,7 @@ const std::vector<formatted_capture>& formatted_captures() {
 // Reads every field a consumer would, so the decode work cannot be optimized away.
 struct consumer {
   std::uint64_t acc = 0;
-  void operator()(const packet& p) noexcept {
-    acc += p.address ^ p.timestamp ^ p.atoms ^ p.count ^ p.cycles ^ p.ctx.context_id ^ p.ctx.vmid ^
-           p.ctx.el ^ static_cast<unsigned>(p.kind) ^ p.offset ^ p.size ^ p.exception_type;
-  }
+  void operator()(const packet& p) noexcept { acc += bench::fields(p); }
 };
 
 template <bool Opaque>
@@ -153,9 +151,7 @@ void ete_flow(benchmark::State& state, const flow_corpus* c) {
     std::uint64_t acc = 0, errors = 0;
     fd->decode(c->bytes.data(), c->bytes.size(),
                [&](const flow_element& f) {
-                 acc += f.offset ^ f.address ^ f.end ^ f.timestamp ^ f.count ^ f.ctx.context_id ^
-                        static_cast<unsigned>(f.kind) ^ static_cast<unsigned>(f.last_type) ^
-                        static_cast<unsigned>(f.last_subtype) ^ f.taken ^ f.conditional ^ f.number;
+                 acc += bench::fields(f);
                  if (f.kind == flow_kind::instruction_range) {
                    ++ranges;
                    instructions += f.count;
@@ -200,8 +196,7 @@ void elements(benchmark::State& state, const corpus* c, bool runs) {
                 if constexpr (Opaque)
                   bench::read_element(acc, e);
                 else
-                  acc += e.address ^ e.timestamp ^ e.count ^ e.cycles ^ e.atom_bits ^
-                         static_cast<unsigned>(e.kind) ^ e.taken ^ e.ctx.context_id ^ e.offset;
+                  acc += bench::fields(e);
                 n += e.kind == element_kind::atom ? atom_count(e) : 1u;
               },
               [](const diagnostic&) {});
@@ -332,25 +327,7 @@ void compress(benchmark::State& state, const corpus* c) {
 void ete_compress(benchmark::State& state, const corpus* c) { compress<false>(state, c); }
 void ete_compress_array(benchmark::State& state, const corpus* c) { compress<true>(state, c); }
 
-// The consumer of the deformatted bytes: reads every byte (a sum per trace ID). Eight bytes at a
-// time: a byte-at-a-time loop is a chain of dependent adds, one byte per cycle, slower than the
-// deformatter it would measure.
-struct id_sums {
-  std::uint64_t per_id[128]{};
-  void add(std::uint8_t id, const std::uint8_t* p, std::size_t n) {
-    std::uint64_t pairs = 0;  // byte pairs in 16-bit lanes (a batch: at most 960 bytes, no overflow)
-    std::size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      std::uint64_t w;
-      std::memcpy(&w, p + i, 8);
-      pairs += (w & 0x00FF00FF00FF00FFull) + ((w >> 8) & 0x00FF00FF00FF00FFull);
-    }
-    const std::uint64_t quads = (pairs & 0x0000FFFF0000FFFFull) + ((pairs >> 16) & 0x0000FFFF0000FFFFull);
-    std::uint64_t sum = (quads & 0xFFFFFFFFu) + (quads >> 32);
-    for (; i < n; ++i) sum += p[i];
-    per_id[id] += sum + n;
-  }
-};
+using bench::id_sums;
 
 // Batches (coresight::data_batch): the consumer inlined into the decode loop.
 void coresight_deformat(benchmark::State& state, const formatted_capture* c) {

@@ -12,7 +12,7 @@
 // (program flow over the snapshot's memory image), encode (the corpus's packets back to its
 // bytes, one call), compress (its committed elements to packets, a push() each),
 // compress_array (the same through push(elements, count)), deformat (CoreSight frames to
-// each trace ID's bytes). The consumers are the benchmark's (bench/ete_bench.cpp).
+// each trace ID's bytes). The consumers are the benchmark's (bench/consumers.hpp).
 #include <tracecodec/ete/element/compressor.hpp>
 
 #include <cstdio>
@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "consumers.hpp"
 #include "corpora.hpp"
 #include "opaque_consumer.hpp"
 
@@ -51,8 +52,7 @@ std::uint64_t decode(const bench::corpus& c) {
              if constexpr (Opaque)
                bench::read_packet(acc, p);
              else
-               acc += p.address ^ p.timestamp ^ p.atoms ^ p.count ^ p.cycles ^ p.ctx.context_id ^ p.ctx.vmid ^
-                      p.ctx.el ^ static_cast<unsigned>(p.kind) ^ p.offset ^ p.size ^ p.exception_type;
+               acc += bench::fields(p);
            },
            [&](const diagnostic&) { ++errors; });
   return errors ? ~0ull : acc;
@@ -68,8 +68,7 @@ std::uint64_t elements(const bench::corpus& c) {
               if constexpr (Opaque)
                 bench::read_element(acc, e);
               else
-                acc += e.address ^ e.timestamp ^ e.count ^ e.cycles ^ e.atom_bits ^ static_cast<unsigned>(e.kind) ^
-                       e.taken ^ e.ctx.context_id ^ e.offset;
+                acc += bench::fields(e);
             },
             [&](const diagnostic&) { ++errors; });
   return errors ? ~0ull : acc;
@@ -83,9 +82,7 @@ std::uint64_t flow(const bench::flow_corpus& c) {
   std::uint64_t acc = 0, errors = 0;
   fd->decode(c.bytes.data(), c.bytes.size(),
              [&](const flow_element& f) {
-               acc += f.offset ^ f.address ^ f.end ^ f.timestamp ^ f.count ^ f.ctx.context_id ^
-                      static_cast<unsigned>(f.kind) ^ static_cast<unsigned>(f.last_type) ^
-                      static_cast<unsigned>(f.last_subtype) ^ f.taken ^ f.conditional ^ f.number;
+               acc += bench::fields(f);
              },
              [&](const diagnostic&) { ++errors; });
   return errors ? ~0ull : acc;
@@ -128,28 +125,17 @@ std::uint64_t compress(const bench::corpus& c, std::vector<std::uint8_t>& out) {
 }
 
 std::uint64_t deformat(const bench::formatted_capture& c) {
-  std::uint64_t per_id[128]{};
+  bench::id_sums sums;
   std::uint64_t errors = 0;
   tracecodec::coresight::deformatter d;
   d.decode(
-      c.bytes.data(), c.bytes.size(),
-      [&](const tracecodec::coresight::data_batch& b) {
-        std::uint64_t s = b.size;
-        for (std::size_t i = 0; i + 8 <= b.size; i += 8) {
-          std::uint64_t w;
-          std::memcpy(&w, b.bytes + i, 8);
-          s += w;
-        }
-        per_id[b.id & 0x7f] += s;
-      },
+      c.bytes.data(), c.bytes.size(), [&](const tracecodec::coresight::data_batch& b) { sums.add(b); },
       [&](const tracecodec::coresight::diagnostic& e) {
         using E = tracecodec::coresight::error_code;  // notices (null ID padding, ...) are expected
         errors += e.code == E::reserved_id || e.code == E::truncated_frame || e.code == E::unsynchronized ||
                   e.code == E::bad_sync;
       });
-  std::uint64_t acc = 0;
-  for (std::uint64_t v : per_id) acc ^= v;
-  return errors ? ~0ull : acc;
+  return errors ? ~0ull : sums.folded();
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Consumers compiled in their own translation unit (opaque_consumer.cpp), so that no compiler
 // can inline them into a decode loop: what a user's consumer in another file gets (issue 18,
-// speed that does not depend on the inliner). They read the fields the inlined consumers of
-// ete_bench.cpp read.
+// speed that does not depend on the inliner). They read the fields the inlined consumers read
+// (consumers.hpp).
 #pragma once
 
 #include <tracecodec/ete/element/element.hpp>

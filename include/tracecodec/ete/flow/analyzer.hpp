@@ -38,12 +38,12 @@ namespace detail {
 
 // A run of instructions from `start` up to and including the first P0 instruction (or up to
 // where the memory ends, or flow_block_limit instructions).
-struct flow_block {
+struct alignas(32) flow_block {  // 32 bytes: an entry never spans two cache lines
   enum class end_kind : std::uint8_t { p0, not_accessible, limit };
   std::uint64_t start = 0;
   std::uint64_t target = 0;  // the P0 instruction's direct-branch target
-  std::uint32_t bytes = 0;   // from start to the end of the last instruction
-  std::uint32_t count = 0;   // instructions, the last included
+  std::uint16_t bytes = 0;   // from start to the end of the last instruction (<= 4 * 1024)
+  std::uint16_t count = 0;   // instructions, the last included (<= flow_block_limit)
   std::uint8_t space = 0;    // key: memory space looked up
   std::uint8_t set = 0xff;   // key: instruction set (0xff: empty entry)
   end_kind end = end_kind::p0;
@@ -63,7 +63,8 @@ struct return_stack_entry {
 }  // namespace detail
 
 // Config: as for the other layers (fixed_config<...> or runtime_config). CacheBlocks: entries
-// of the block cache (a power of two; each is 40 bytes).
+// of the block cache (a power of two; each is 32 bytes).
+static_assert(flow_block_limit * 4 <= 0xffff, "flow_block::bytes and count are 16 bits");
 template <class Config = runtime_config, std::size_t CacheBlocks = 4096>
 class flow_analyzer {
   static_assert(CacheBlocks >= 2 && (CacheBlocks & (CacheBlocks - 1)) == 0,
@@ -377,15 +378,20 @@ class flow_analyzer {
   // two blocks a loop alternates between do not evict each other.
   TRACECODEC_HOT constexpr const detail::flow_block& block_at(std::uint64_t start,
                                                             std::uint8_t spc) noexcept {
+    return cache_[block_entry(start, spc)];
+  }
+  TRACECODEC_HOT constexpr std::size_t block_entry(std::uint64_t start, std::uint8_t spc) noexcept {
     const std::size_t set = static_cast<std::size_t>(
         ((start ^ (static_cast<std::uint64_t>(spc) << 48)) * 0x9e3779b97f4a7c15u) >> (64 - cache_bits)) & ~std::size_t{1};
     detail::flow_block* b = &cache_[set];
-    const std::uint8_t key = static_cast<std::uint8_t>(set_);
-    if (b[0].start == start && b[0].set == key && b[0].space == spc) return b[0];
-    if (b[1].start == start && b[1].set == key && b[1].space == spc) return b[1];
+    if (holds(b[0], start, spc)) return set;
+    if (holds(b[1], start, spc)) return set + 1;
     b[1] = b[0];
     build(b[0], start, spc);
-    return b[0];
+    return set;
+  }
+  constexpr bool holds(const detail::flow_block& b, std::uint64_t start, std::uint8_t spc) const noexcept {
+    return b.start == start && b.set == static_cast<std::uint8_t>(set_) && b.space == spc;
   }
 
   TRACECODEC_OUT_OF_LINE constexpr void build(detail::flow_block& b, std::uint64_t start,
@@ -553,8 +559,68 @@ class flow_analyzer {
     for (unsigned k = 0; k < n; ++k) {
       if (pending_) flush(out);
       if (!ready_for_p0()) continue;
-      atom(atom_taken(e, k), e.offset, out);
+      k = atom_run(e, k, n - 1, out);
+      if (k < n) atom(atom_taken(e, k), e.offset, out);
     }
+  }
+
+  // Atoms k..last of a run, while each ends a cached block at a P0 instruction: the range of
+  // each but the last goes out at once, the address and instruction set in locals (not members
+  // that the consumer's call would make the compiler reload); the last one's is held back for
+  // a Mispredict that may follow (D9.5.11). Returns last + 1, or the first atom it did not
+  // analyze: one that needs the general path (a block that is not a whole one; before the
+  // last atom, an ERET or an indirect branch the return stack cannot resolve), which atom()
+  // then takes. The same ranges and state as atom() and follow() an atom at a time (D9.5.4,
+  // D9.5.18.3).
+  template <class Out>
+  constexpr unsigned atom_run(const element& e, unsigned k, unsigned last, Out& out) noexcept {
+    const std::uint8_t spc = space();
+    const std::uint64_t amask = addr_mask_;
+    std::uint64_t at = addr_;
+    arm::instruction_set set = set_;
+    flow_element f{};
+    f.kind = flow_kind::instruction_range;
+    f.offset = e.offset;
+    std::size_t entry = block_entry(at, spc);
+    for (;; ++k) {
+      const detail::flow_block& b = cache_[entry];
+      if (b.end != detail::flow_block::end_kind::p0) break;
+      const bool taken = atom_taken(e, k);
+      const std::uint64_t end = (at + b.bytes) & amask;
+      if (k == last) {
+        hold(b, at, end, b.count, taken, e.offset);  // set_ is set
+        return k + 1;
+      }
+      std::uint64_t next = end;
+      arm::instruction_set next_set = set;
+      if (taken && b.type == arm::instruction_type::indirect_branch) {
+        // The next atom is the next P0 element and no Target Address came before it, so the
+        // return stack's top entry is where it went (D9.5.18.2); without one, or for an ERET
+        // (its exception return element), the general path.
+        if ((b.subtype == arm::instruction_subtype::eret && !cfg().etmv4()) || !cfg().rs ||
+            (rs_size_ == 0 && !b.link))
+          break;
+        if (b.link) push_return(end, set);  // D9.5.3 R_HYMQH
+        rs_top_ = (rs_top_ + flow_return_stack_depth - 1) % flow_return_stack_depth;
+        --rs_size_;
+        next = rs_[rs_top_].address;
+        next_set = rs_[rs_top_].set;
+      } else if (taken) {
+        if (b.type == arm::instruction_type::branch) {
+          next = b.target;
+          next_set = b.next_set;
+        }
+        if (b.link) push_return(end, set);  // D9.5.3 R_HYMQH
+      }
+      set_range(f, b, at, end, b.count, set, taken);
+      at = next;
+      if (next_set != set) set_ = set = next_set;  // build() reads set_
+      entry = block_entry(at, spc);
+      out(f);
+    }
+    addr_ = at;
+    set_ = set;
+    return k;
   }
 
   template <class Out>
@@ -576,24 +642,37 @@ class flow_analyzer {
       }
       b = &block_at(at, spc);
     }
-    count += b->count;
+    hold(*b, start, mask(at + b->bytes), count + b->count, taken, offset);
+  }
+
+  // An instruction range's fields: from start to the end of block b (its P0 instruction).
+  static constexpr void set_range(flow_element& f, const detail::flow_block& b, std::uint64_t start,
+                                  std::uint64_t end, std::uint32_t count, arm::instruction_set set,
+                                  bool taken) noexcept {
+    f.address = start;
+    f.end = end;
+    f.count = count;
+    f.isa = set;
+    f.last_type = b.type;
+    f.last_subtype = b.subtype;
+    f.last_size = b.size;
+    f.conditional = b.conditional;
+    f.taken = taken;
+  }
+
+  // The range of an atom, from start to the end of block b (its P0 instruction), held back
+  // for a Mispredict that may follow (D9.5.11); then the state after it.
+  constexpr void hold(const detail::flow_block& b, std::uint64_t start, std::uint64_t end,
+                      std::uint32_t count, bool taken, std::uint64_t offset) noexcept {
     held_.kind = flow_kind::instruction_range;
     held_.offset = offset;
-    held_.address = start;
-    held_.end = mask(at + b->bytes);
-    held_.count = count;
-    held_.isa = set_;
-    held_.last_type = b->type;
-    held_.last_subtype = b->subtype;
-    held_.last_size = b->size;
-    held_.conditional = b->conditional;
-    held_.taken = taken;
+    set_range(held_, b, start, end, count, set_, taken);
     pending_ = true;
     branch_set_ = set_;
-    branch_target_ = b->target;
-    branch_next_set_ = b->next_set;
-    if (taken && b->link && b->type != arm::instruction_type::other)  // D9.5.3 R_HYMQH
-      push_return(held_.end, set_);
+    branch_target_ = b.target;
+    branch_next_set_ = b.next_set;
+    if (taken && b.link && b.type != arm::instruction_type::other)  // D9.5.3 R_HYMQH
+      push_return(end, set_);
     follow(taken);
   }
 
@@ -888,7 +967,8 @@ class flow_analyzer {
   arm::instruction_set branch_next_set_ = arm::instruction_set::a64;
   arm::instruction_info last_{};  // the last instruction of the last walk()
   std::uint64_t last_at_ = 0;
-  detail::return_stack_entry rs_[flow_return_stack_depth]{};
+  // One entry more than the depth: atom_run() writes a return address it does not push there.
+  detail::return_stack_entry rs_[flow_return_stack_depth + 1]{};
   unsigned rs_top_ = 0, rs_size_ = 0;
   detail::flow_block cache_[CacheBlocks]{};
 };
