@@ -12,8 +12,9 @@
 // Checks: instruction ranges are well formed (count >= 1, end != start, 4 bytes per A64/A32
 // instruction, 2-4 per T32 one, at most one walk long), bounded work, one end_of_trace, last;
 // the whole buffer, random chunks, and chunks after reset() (block cache
-// kept) give the same flow and diagnostics, and so does a reader delivering 256 bytes at a
-// time; status() agrees with validate(). Every word of
+// kept) give the same flow and diagnostics, and so do a reader delivering 256 bytes at a
+// time and the analysis of one atom at a time (flow_options::atom_at_a_time); status() agrees
+// with validate(). Every word of
 // the regions goes through the three classifier entry points.
 #include <algorithm>
 #include <memory>
@@ -270,6 +271,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     flow_run c;
     std::make_unique<decoder_type>(in.regs, img_c.image, opt)->decode(in.trace, in.n, c, c);
     FUZZ_CHECK(c.flow == whole.flow);
+  }
+
+  // The general path one atom at a time (the reference for the loop over an atom element's
+  // atoms) gives the same flow.
+  {
+    flow_options slow = opt;
+    slow.atom_at_a_time = true;
+    image_holder img_d(in);
+    flow_run d;
+    std::make_unique<decoder_type>(in.regs, img_d.image, slow)->decode(in.trace, in.n, d, d);
+    FUZZ_CHECK(d.flow == whole.flow);
+    FUZZ_CHECK(d.errors == whole.errors);
   }
 
   // A second session on the same decoder (its block cache kept): the same, but for the reason

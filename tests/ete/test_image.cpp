@@ -3,6 +3,7 @@
 // dumps (host/ete/snapshot.hpp) and ELF segments (host/elf.hpp).
 #include <doctest/doctest.h>
 
+#include <tracecodec/ete/flow/decoder.hpp>
 #include <tracecodec/ete/flow/image.hpp>
 #include <tracecodec/host/elf.hpp>
 #include <tracecodec/host/ete/snapshot.hpp>
@@ -14,6 +15,8 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -927,4 +930,66 @@ TEST_CASE("elf: hostile and broken files give errors") {
   }
   CHECK(tracecodec::elf::load("/nonexistent/file.elf").error.find("cannot read") != std::string::npos);
   CHECK(tracecodec::elf::parse(nullptr, 0).error == "not an ELF file");
+}
+
+// The loop that analyzes an atom element's atoms together (flow_analyzer::atom_run) against
+// the general path one atom at a time (flow_options::atom_at_a_time), which the conformance
+// and property tests also check: the first buffer of every corpus snapshot with memory, and
+// copies of it with bytes changed at random (atom headers among them), with the return stack
+// off as captured and forced on (no snapshot has it, and the loop follows returns itself).
+TEST_CASE("flow: atom elements analyzed in one loop give the flow of one atom at a time") {
+  const fs::path dir = corpus_dir();
+  if (dir.empty()) {
+    const char* req = std::getenv("TRACECODEC_REQUIRE_CONFORMANCE");
+    if (req != nullptr && *req != '\0' && *req != '0')
+      FAIL("conformance corpus not found, and TRACECODEC_REQUIRE_CONFORMANCE is set");
+    MESSAGE("skipped: conformance corpus not found (set TRACECODEC_CONFORMANCE_DIR)");
+    return;
+  }
+  std::vector<fs::path> snaps;
+  for (const auto& e : fs::directory_iterator(dir / "snapshots"))
+    if (e.is_directory()) snaps.push_back(e.path());
+  std::sort(snaps.begin(), snaps.end());
+  std::mt19937_64 rng(2026);
+  std::size_t snapshots = 0, inputs = 0, ranges = 0, differing = 0;
+  for (const fs::path& snap : snaps) {
+    const snapshot::loaded s = snapshot::load(snap.string());
+    if (!s.error.empty() || s.regions.empty() || s.buffers.empty() || s.buffers[0].data.empty()) continue;
+    ++snapshots;
+    CAPTURE(snap.filename().string());
+    program_image image(s.regions.data(), s.regions.size());
+    for (const bool rs : {false, true}) {
+      registers r = s.buffers[0].regs;
+      if (rs) {
+        r.trcidr0 |= 1u << 9;      // TRCIDR0.RETSTACK
+        r.trcconfigr |= 1u << 12;  // TRCCONFIGR.RS
+      }
+      flow_options fast{s.arch}, slow{s.arch};
+      slow.atom_at_a_time = true;
+      auto a = std::make_unique<flow_decoder<>>(r, image, fast);
+      auto b = std::make_unique<flow_decoder<>>(r, image, slow);
+      for (int it = 0; it < 40; ++it) {
+        std::vector<std::uint8_t> t = s.buffers[0].data;
+        for (int f = 0; it != 0 && f < 1 + static_cast<int>(rng() % 12); ++f) {
+          std::uint8_t& byte = t[rng() % t.size()];
+          byte = rng() % 2 ? static_cast<std::uint8_t>(rng()) : static_cast<std::uint8_t>(0xF8 | (rng() & 7));
+        }
+        std::vector<flow_element> fa, fb;
+        std::vector<std::uint64_t> ea, eb;
+        a->reset();
+        b->reset();
+        a->decode(t.data(), t.size(), [&](const flow_element& f) { fa.push_back(f); },
+                  [&](const diagnostic& d) { ea.push_back(d.offset); });
+        b->decode(t.data(), t.size(), [&](const flow_element& f) { fb.push_back(f); },
+                  [&](const diagnostic& d) { eb.push_back(d.offset); });
+        ++inputs;
+        for (const flow_element& f : fa) ranges += f.kind == flow_kind::instruction_range;
+        if (fa != fb || ea != eb) ++differing;
+      }
+    }
+  }
+  MESSAGE(snapshots << " snapshots, " << inputs << " inputs, " << ranges << " instruction ranges");
+  CHECK(differing == 0);
+  CHECK(snapshots >= 5);
+  CHECK(ranges > 100000);
 }

@@ -32,6 +32,9 @@ inline constexpr unsigned flow_return_stack_depth = 15;
 
 struct flow_options {
   arm::arch_version arch = arm::arch_version::newest;  // which encodings exist
+  // Every atom through the general path, one at a time, instead of the loop over an atom
+  // element's atoms: the same flow, slower. The reference the loop is tested against.
+  bool atom_at_a_time = false;
 };
 
 namespace detail {
@@ -78,10 +81,12 @@ class flow_analyzer {
  public:
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
   constexpr explicit flow_analyzer(program_image& image, const flow_options& o = {}) noexcept
-      : image_(&image), classify_(o.arch, cfg_.get().profile == pe_profile::m) {}
+      : image_(&image), classify_(o.arch, cfg_.get().profile == pe_profile::m),
+        atom_at_a_time_(o.atom_at_a_time) {}
   constexpr flow_analyzer(const registers& r, program_image& image,
                           const flow_options& o = {}) noexcept
-      : cfg_(r), image_(&image), classify_(o.arch, r.profile == pe_profile::m) {}
+      : cfg_(r), image_(&image), classify_(o.arch, r.profile == pe_profile::m),
+        atom_at_a_time_(o.atom_at_a_time) {}
 
   constexpr const config& cfg() const noexcept { return cfg_.get(); }
 
@@ -559,7 +564,7 @@ class flow_analyzer {
     for (unsigned k = 0; k < n; ++k) {
       if (pending_) flush(out);
       if (!ready_for_p0()) continue;
-      k = atom_run(e, k, n - 1, out);
+      if (!atom_at_a_time_) k = atom_run(e, k, n - 1, out);
       if (k < n) atom(atom_taken(e, k), e.offset, out);
     }
   }
@@ -940,6 +945,7 @@ class flow_analyzer {
   [[no_unique_address]] Config cfg_{};
   program_image* image_;
   arm::classifier classify_;
+  bool atom_at_a_time_ = false;  // flow_options::atom_at_a_time
   sync sync_ = sync::none;
   bool awaiting_target_ = false;
   bool pending_ = false;    // held_ is an instruction range not yet passed on
