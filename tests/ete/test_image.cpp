@@ -589,22 +589,30 @@ std::vector<ini_dump> read_ini_dumps(const fs::path& ini, std::string& type) {
   }
   return dumps;
 }
-}  // namespace
 
-TEST_CASE("snapshot: the corpus's memory dumps") {
+// The corpus's snapshot folders, sorted. None when the corpus is not there: a message, or a
+// failure under TRACECODEC_REQUIRE_CONFORMANCE.
+std::vector<fs::path> corpus_snapshots() {
+  std::vector<fs::path> snaps;
   const fs::path dir = corpus_dir();
   if (dir.empty()) {
     const char* req = std::getenv("TRACECODEC_REQUIRE_CONFORMANCE");
     if (req != nullptr && *req != '\0' && *req != '0')
       FAIL("conformance corpus not found, and TRACECODEC_REQUIRE_CONFORMANCE is set");
     MESSAGE("skipped: conformance corpus not found (set TRACECODEC_CONFORMANCE_DIR)");
-    return;
+    return snaps;
   }
-  std::vector<fs::path> snaps;
   for (const auto& e : fs::directory_iterator(dir / "snapshots"))
     if (e.is_directory()) snaps.push_back(e.path());
   std::sort(snaps.begin(), snaps.end());
   REQUIRE(!snaps.empty());
+  return snaps;
+}
+}  // namespace
+
+TEST_CASE("snapshot: the corpus's memory dumps") {
+  const std::vector<fs::path> snaps = corpus_snapshots();
+  if (snaps.empty()) return;
   std::size_t with_memory = 0, regions_checked = 0;
   for (const fs::path& snap : snaps) {
     CAPTURE(snap.filename().string());
@@ -938,18 +946,8 @@ TEST_CASE("elf: hostile and broken files give errors") {
 // copies of it with bytes changed at random (atom headers among them), with the return stack
 // off as captured and forced on (no snapshot has it, and the loop follows returns itself).
 TEST_CASE("flow: atom elements analyzed in one loop give the flow of one atom at a time") {
-  const fs::path dir = corpus_dir();
-  if (dir.empty()) {
-    const char* req = std::getenv("TRACECODEC_REQUIRE_CONFORMANCE");
-    if (req != nullptr && *req != '\0' && *req != '0')
-      FAIL("conformance corpus not found, and TRACECODEC_REQUIRE_CONFORMANCE is set");
-    MESSAGE("skipped: conformance corpus not found (set TRACECODEC_CONFORMANCE_DIR)");
-    return;
-  }
-  std::vector<fs::path> snaps;
-  for (const auto& e : fs::directory_iterator(dir / "snapshots"))
-    if (e.is_directory()) snaps.push_back(e.path());
-  std::sort(snaps.begin(), snaps.end());
+  const std::vector<fs::path> snaps = corpus_snapshots();
+  if (snaps.empty()) return;
   std::mt19937_64 rng(2026);
   std::size_t snapshots = 0, inputs = 0, ranges = 0, differing = 0;
   for (const fs::path& snap : snaps) {
