@@ -364,12 +364,16 @@ class flow_analyzer {
     if (!awaiting_target_) return;
     awaiting_target_ = false;
     if (!cfg().rs || rs_size_ == 0) return;
-    const detail::return_stack_entry& top = rs_[(rs_top_ + flow_return_stack_depth - 1) % flow_return_stack_depth];
-    rs_top_ = (rs_top_ + flow_return_stack_depth - 1) % flow_return_stack_depth;
-    --rs_size_;
+    const detail::return_stack_entry top = pop_return();
     addr_ = top.address;
     set_ = top.set;
     sync_ = sync::full;
+  }
+  // The top entry, taken off (rs_size_ > 0).
+  constexpr detail::return_stack_entry pop_return() noexcept {
+    rs_top_ = (rs_top_ + flow_return_stack_depth - 1) % flow_return_stack_depth;
+    --rs_size_;
+    return rs_[rs_top_];
   }
   // D9.5.3.1: the oldest entry goes when the stack is full (R_HYMQH).
   constexpr void push_return(std::uint64_t address, arm::instruction_set s) noexcept {
@@ -606,10 +610,9 @@ class flow_analyzer {
             (rs_size_ == 0 && !b.link))
           break;
         if (b.link) push_return(end, set);  // D9.5.3 R_HYMQH
-        rs_top_ = (rs_top_ + flow_return_stack_depth - 1) % flow_return_stack_depth;
-        --rs_size_;
-        next = rs_[rs_top_].address;
-        next_set = rs_[rs_top_].set;
+        const detail::return_stack_entry top = pop_return();
+        next = top.address;
+        next_set = top.set;
       } else if (taken) {
         if (b.type == arm::instruction_type::branch) {
           next = b.target;
@@ -973,8 +976,7 @@ class flow_analyzer {
   arm::instruction_set branch_next_set_ = arm::instruction_set::a64;
   arm::instruction_info last_{};  // the last instruction of the last walk()
   std::uint64_t last_at_ = 0;
-  // One entry more than the depth: atom_run() writes a return address it does not push there.
-  detail::return_stack_entry rs_[flow_return_stack_depth + 1]{};
+  detail::return_stack_entry rs_[flow_return_stack_depth]{};
   unsigned rs_top_ = 0, rs_size_ = 0;
   detail::flow_block cache_[CacheBlocks]{};
 };
