@@ -602,23 +602,23 @@ class flow_analyzer {
       }
       std::uint64_t next = end;
       arm::instruction_set next_set = set;
-      if (taken && b.type == arm::instruction_type::indirect_branch) {
-        // The next atom is the next P0 element and no Target Address came before it, so the
-        // return stack's top entry is where it went (D9.5.18.2); without one, or for an ERET
-        // (its exception return element), the general path.
-        if ((b.subtype == arm::instruction_subtype::eret && !cfg().etmv4()) || !cfg().rs ||
-            (rs_size_ == 0 && !b.link))
+      if (taken) {
+        const bool indirect = b.type == arm::instruction_type::indirect_branch;
+        // An indirect branch: the next atom is the next P0 element and no Target Address came
+        // before it, so the return stack's top entry is where it went (D9.5.18.2); without
+        // one, or for an ERET (its exception return element), the general path.
+        if (indirect && ((b.subtype == arm::instruction_subtype::eret && !cfg().etmv4()) ||
+                         !cfg().rs || (rs_size_ == 0 && !b.link)))
           break;
         if (b.link) push_return(end, set);  // D9.5.3 R_HYMQH
-        const detail::return_stack_entry top = pop_return();
-        next = top.address;
-        next_set = top.set;
-      } else if (taken) {
-        if (b.type == arm::instruction_type::branch) {
+        if (indirect) {
+          const detail::return_stack_entry top = pop_return();
+          next = top.address;
+          next_set = top.set;
+        } else if (b.type == arm::instruction_type::branch) {
           next = b.target;
           next_set = b.next_set;
         }
-        if (b.link) push_return(end, set);  // D9.5.3 R_HYMQH
       }
       set_range(f, b, at, end, b.count, set, taken);
       at = next;
