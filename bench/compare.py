@@ -17,10 +17,15 @@ def main():
                              "--benchmark_report_aggregates_only=true"]
     out = subprocess.run([exe, "--benchmark_format=json"] + extra, check=True,
                          capture_output=True, text=True).stdout
-    rows, flow = {}, {}
+    rows, flow, par = {}, {}, {}
     for b in json.loads(out)["benchmarks"]:
         name = b.get("run_name", b["name"]).replace("/manual_time", "")
         if b.get("aggregate_name") not in (None, "median"):
+            continue
+        if name.startswith("BM_ete_parallel"):  # BM_ete_parallel_<form>/<corpus>/threads:N/real_time
+            family, corpus, threads = name.split("/")[:3]
+            key = family + "/" + threads.split(":")[1]
+            par.setdefault(corpus, {})[key] = b.get("bytes_per_second", 0.0) / 1e6
             continue
         family, corpus = name.split("/", 1)
         rows.setdefault(corpus, {})[family] = b.get("bytes_per_second", 0.0) / 1e6
@@ -28,10 +33,11 @@ def main():
             flow.setdefault(corpus, {})[family] = (b.get("bytes_per_second", 0.0) / 1e6,
                                                    b.get("instructions", 0.0) / 1e6,
                                                    b.get("ranges", 0.0) / 1e6)
-    print("| corpus | ete decode MB/s | OpenCSD MB/s | decode ratio | elements (atom runs) MB/s | ratio "
-          "| elements (one per atom) MB/s | ratio | encode MB/s (out) | compress MB/s (out) |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
     packet_rows = {c: r for c, r in rows.items() if "BM_ete_decode" in r or "BM_opencsd_decode" in r}
+    if packet_rows:
+        print("| corpus | ete decode MB/s | OpenCSD MB/s | decode ratio | elements (atom runs) MB/s | ratio "
+              "| elements (one per atom) MB/s | ratio | encode MB/s (out) | compress MB/s (out) |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
     for corpus, r in packet_rows.items():
         o = r.get("BM_opencsd_decode")
         d, e, a = r.get("BM_ete_decode"), r.get("BM_ete_elements"), r.get("BM_ete_atom_elements")
@@ -41,10 +47,11 @@ def main():
               f"{ratio(a)} | {fmt(r.get('BM_ete_encode'))} | {fmt(r.get('BM_ete_compress'))} |")
     # The encoder's own figures. BM_ete_encode times the encoder on freshly built packets;
     # streamed from memory, its input (72-byte packets) caps it near the packet-read floor.
-    print()
-    print("| corpus | encode MB/s (out) | encode, call per packet | encode streamed from memory "
-          "| packet-read floor MB/s |")
-    print("|---|---|---|---|---|")
+    if packet_rows:
+        print()
+        print("| corpus | encode MB/s (out) | encode, call per packet | encode streamed from memory "
+              "| packet-read floor MB/s |")
+        print("|---|---|---|---|---|")
     for corpus, r in packet_rows.items():
         fmt = lambda x: f"{x:.0f}" if x else "-"
         print(f"| {corpus} | {fmt(r.get('BM_ete_encode'))} | {fmt(r.get('BM_ete_encode_each'))} | "
@@ -75,6 +82,25 @@ def main():
             cells = lambda t: (f"{t[0]:.1f} | {t[1]:.1f} | {t[2]:.2f}" if t else "- | - | -")
             ratio = f"{e[0] / o[0]:.1f}x" if (o and e and o[0]) else "-"
             print(f"| {corpus} | {cells(o)} | {cells(e)} | {ratio} |")
+
+    # Parallel decode of one buffer (the corpus repeated to 64 MiB; wall-clock): serially
+    # (1 thread), one consumer in stream order, and a consumer per segment (2 threads).
+    if par:
+        print()
+        print("| corpus | packets serial MB/s | ordered, 2 threads | scaling | by segment | scaling "
+              "| elements serial MB/s | ordered, 2 threads | scaling | by segment | scaling |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for corpus, r in par.items():
+            fmt = lambda x: f"{x:.0f}" if x else "-"
+            scale = lambda a, b: f"{b / a:.2f}x" if (a and b) else "-"
+            cells = []
+            for what in ("decode", "elements"):
+                one = r.get(f"BM_ete_parallel_{what}/1")
+                two = r.get(f"BM_ete_parallel_{what}/2")
+                seg = r.get(f"BM_ete_parallel_{what}_by_segment/2")
+                cells += [fmt(one), fmt(two), scale(one, two), fmt(seg), scale(one, seg)]
+            print(f"| {corpus} | " + " | ".join(cells) + " |")
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,6 +5,11 @@
 //   BM_ete_elements/<corpus>   bytes -> packets -> elements -> speculation resolved (atom
 //                              runs: one Atom element per atom packet)
 //   BM_ete_atom_elements/<corpus>  the same with one Atom element per atom
+//   BM_ete_parallel_decode/<corpus>/threads:N, BM_ete_parallel_elements/<corpus>/threads:N
+//                              the corpus repeated to 64 MiB: packets, and committed elements
+//                              with atom runs, serially (N = 1) or by host/ete/parallel.hpp
+//                              (N = 2); wall-clock time. _by_segment: each segment to a
+//                              consumer of its own (decode_*_by_segment), the sums added up
 //   BM_ete_decode_opaque/<corpus>, BM_ete_elements_opaque/<corpus>  BM_ete_decode and
 //                              BM_ete_elements with the consumer in another translation unit
 //                              (opaque_consumer.cpp): a call per packet or element that the
@@ -38,6 +43,7 @@
 #include <benchmark/benchmark.h>
 
 #include <tracecodec/ete/element/compressor.hpp>
+#include <tracecodec/host/ete/parallel.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -379,6 +385,82 @@ void opencsd_deformat(benchmark::State& state, const formatted_capture* c) {
 }
 #endif
 
+// Parallel decode of one buffer (issue 18, item 5): each corpus repeated to 64 MiB, decoded
+// serially (threads 1: decoder / element_reader, as BM_ete_decode and BM_ete_elements) and by
+// host/ete/parallel.hpp (threads 2 or more); wall-clock time. The consumer reads every field,
+// as BM_ete_decode's and BM_ete_elements' do; the parallel decode must give the serial
+// decode's sum and count, or the benchmark fails.
+constexpr std::size_t parallel_bytes = 64u << 20;
+const corpus& parallel_corpus(const std::string& name) {
+  static std::unique_ptr<corpus> held;  // one at a time: 64 MiB each
+  if (!held || held->name != name) {
+    held.reset();
+    std::vector<corpus> v = bench::load_corpora(parallel_bytes, name.c_str());
+    held = std::make_unique<corpus>(std::move(v.at(0)));
+  }
+  return *held;
+}
+// A consumer per segment (decode_*_by_segment): the same reads, summed per segment.
+struct segment_sum {
+  std::uint64_t acc = 0, n = 0;
+  void operator()(const packet& p) noexcept { acc += bench::fields(p); ++n; }
+  void operator()(const element& e) noexcept { acc += bench::fields(e); ++n; }
+  void operator()(const diagnostic&) noexcept {}
+};
+template <bool Elements, bool BySegment = false>
+void parallel_decode(benchmark::State& state, const corpus* small) {
+  const corpus& c = parallel_corpus(small->name);
+  const auto threads = static_cast<unsigned>(state.range(0));
+  std::uint64_t want_acc = 0, want_n = 0;
+  auto serial = [&](std::uint64_t& acc, std::uint64_t& n) {
+    if constexpr (Elements) {
+      auto r = std::make_unique<element_reader<>>(c.regs);
+      r->atom_runs(true);
+      r->decode(c.bytes.data(), c.bytes.size(), [&](const element& e) { acc += bench::fields(e); ++n; },
+                [](const diagnostic&) {});
+    } else {
+      decoder<> d(c.regs);
+      d.decode(c.bytes.data(), c.bytes.size(), [&](const packet& p) { acc += bench::fields(p); ++n; },
+               [](const diagnostic&) {});
+    }
+  };
+  serial(want_acc, want_n);
+  parallel::options o;
+  o.threads = threads;
+  parallel::stats st{};
+  for (auto _ : state) {
+    std::uint64_t acc = 0, n = 0;
+    if (threads == 1) {
+      serial(acc, n);
+    } else if constexpr (BySegment) {
+      std::vector<segment_sum> parts;
+      if constexpr (Elements)
+        parts = parallel::decode_elements_by_segment(c.regs, c.bytes.data(), c.bytes.size(), segment_sum{},
+                                                     {true, true}, o, &st);
+      else
+        parts = parallel::decode_packets_by_segment(c.regs, c.bytes.data(), c.bytes.size(), segment_sum{}, o, &st);
+      for (const segment_sum& p : parts) {
+        acc += p.acc;
+        n += p.n;
+      }
+    } else if constexpr (Elements) {
+      st = parallel::decode_elements(c.regs, c.bytes.data(), c.bytes.size(),
+                                     [&](const element& e) { acc += bench::fields(e); ++n; },
+                                     [](const diagnostic&) {}, {true, true}, o);
+    } else {
+      st = parallel::decode_packets(c.regs, c.bytes.data(), c.bytes.size(),
+                                    [&](const packet& p) { acc += bench::fields(p); ++n; },
+                                    [](const diagnostic&) {}, o);
+    }
+    benchmark::DoNotOptimize(acc);
+    if (acc != want_acc || n != want_n) state.SkipWithError("parallel decode differs from the serial one");
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c.bytes.size()));
+  state.counters["segments"] = static_cast<double>(st.segments);
+  state.counters["rejoined"] = static_cast<double>(st.rejoined);
+  state.counters["ahead"] = static_cast<double>(st.ahead);
+}
+
 // Registers benchmark `what`/<corpus name> of fn over corpus c, timed in milliseconds.
 template <class Corpus>
 benchmark::internal::Benchmark* register_on(const char* what, void (*fn)(benchmark::State&, const Corpus*),
@@ -406,6 +488,13 @@ int main(int argc, char** argv) {
     register_on("BM_ete_compress", ete_compress, c);
     register_on("BM_ete_compress_array", ete_compress_array, c);
     register_on("BM_packet_read", packet_read, c);
+  }
+  for (const corpus& c : corpora) {
+    if (c.name == "synthetic") continue;  // the parallel corpora come from ../shared only
+    register_on("BM_ete_parallel_decode", parallel_decode<false>, c)->Arg(1)->Arg(2)->ArgName("threads")->UseRealTime();
+    register_on("BM_ete_parallel_decode_by_segment", parallel_decode<false, true>, c)->Arg(2)->ArgName("threads")->UseRealTime();
+    register_on("BM_ete_parallel_elements", parallel_decode<true>, c)->Arg(1)->Arg(2)->ArgName("threads")->UseRealTime();
+    register_on("BM_ete_parallel_elements_by_segment", parallel_decode<true, true>, c)->Arg(2)->ArgName("threads")->UseRealTime();
   }
   // ETMv4: packet decode, side by side with OpenCSD (issue 17).
   static const std::vector<corpus> etmv4 = [] {

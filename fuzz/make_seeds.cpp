@@ -172,6 +172,12 @@ int main(int argc, char** argv) {
     write(out / "roundtrip", name, cat(prefix, trace));
     write(out / "differential", name, cat(prefix, trace));
     write(out / "chunking", name, cat(cat(prefix, cuts(rng, trace.size(), 4)), trace));
+    // parallel: the trace twice (a split point where the second copy begins), segments of
+    // 16 + 4 * k bytes (a few per copy), options at random
+    const std::size_t k = std::min<std::size_t>(trace.size() / 16, 255);
+    write(out / "parallel", name,
+          cat(cat(prefix, bytes{static_cast<std::uint8_t>(k), static_cast<std::uint8_t>(rng() & 0xff)}),
+              cat(trace, trace)));
   };
 
   // 1. The conformance snapshots: real trace.

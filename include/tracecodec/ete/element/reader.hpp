@@ -74,6 +74,19 @@ class element_reader {
   // Pass Mispredicts on after their atom instead of applying them (resolver::pass_mispredicts).
   constexpr void pass_mispredicts(bool on) noexcept { resolve_.pass_mispredicts(on); }
 
+  // reset(), for a session whose first byte is at stream offset `offset` (decoder::reset_at).
+  constexpr void reset_at(std::uint64_t offset) noexcept {
+    reset();
+    packets_.reset_at(offset);
+    last_packet_ = offset;
+  }
+  // Between two packets with nothing held back in any layer (decoder::between_packets,
+  // resolver::idle): from an A-Sync followed by a Trace Info with SPEC 0 and TSTATE 0, what
+  // follows decodes exactly as in a fresh reader (D9.2.6.2 resets the rest).
+  constexpr bool between_packets() const noexcept {
+    return packets_.between_packets() && resolve_.idle();
+  }
+
   // Starts a new session: every layer back to its state before the first byte.
   constexpr void reset() noexcept {
     last_packet_ = 0;

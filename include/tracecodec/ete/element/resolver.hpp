@@ -125,6 +125,14 @@ class resolver {
     initialized_ = in_tx_ = traced_tx_ = false;
     overflow_reported_ = tx_overflow_reported_ = false;
   }
+  // Nothing held: no element queued (speculative, or inside a transaction), no speculative
+  // element unseen, no transaction open, no overflow episode going on. At a Trace Info with
+  // SPEC 0 and TSTATE 0, an idle resolver goes on exactly as a fresh one does (D9.3.2.1).
+  constexpr bool idle() const noexcept {
+    return q_.empty() && tx_.empty() && p0_ == 0 && held_ == 0 && tx_held_ == 0 &&
+           unseen_ == 0 && mispredicts_ == 0 && !in_tx_ && !traced_tx_ &&
+           !overflow_reported_ && !tx_overflow_reported_;
+  }
   // The Commit elements UpdateSpecDepth implies beyond MAXSPEC (D9.2.18.3) made here, from the
   // queue's exact count of uncommitted P0 elements, instead of read from stage 1 (which then
   // omits them: element_decoder::omit_implied_commits). An atom run can then be resolved one

@@ -53,6 +53,20 @@ class decoder {
     *this = decoder(keep);
   }
 
+  // reset(), for a session whose first byte is at stream offset `offset` (a segment of a
+  // larger buffer, decoded on its own: host/ete/parallel.hpp): packets and diagnostics give
+  // offsets counted from the start of that larger buffer.
+  constexpr void reset_at(std::uint64_t offset) noexcept {
+    reset();
+    pos_ = scan_from_ = run_start_ = start_ = offset;
+  }
+
+  // Synchronized, between two packets, nothing of a packet held back: what follows decodes
+  // exactly as a fresh decoder decodes it when it begins with an A-Sync (D5.4).
+  constexpr bool between_packets() const noexcept {
+    return !scanning_ && buf_len_ == 0 && !has_pending_ && conf_.status() == error_code::ok;
+  }
+
   // Hands the decoder the next chunk. The previous chunk must have been consumed
   // (next() returned need_input). The bytes must stay valid until then.
   constexpr void feed(const std::uint8_t* data, std::size_t size) noexcept {
@@ -407,10 +421,10 @@ class decoder {
       zeros_ = 0;
       return report({error_code::truncated_packet, run_start_, 0});
     }
-    if (!synced_once_ && !skip_reported_ && pos_ != 0) {  // no A-Sync in the whole input
+    if (!synced_once_ && !skip_reported_ && pos_ != start_) {  // no A-Sync in the whole input
       skip_reported_ = true;
-      stats_.bytes_skipped += pos_;
-      return report({error_code::unsynchronized, 0, pos_});
+      stats_.bytes_skipped += pos_ - start_;
+      return report({error_code::unsynchronized, start_, pos_ - start_});
     }
     return decode_status::end;
   }
@@ -900,6 +914,7 @@ class decoder {
   const std::uint8_t* cur_ = nullptr;
   const std::uint8_t* end_ = nullptr;
   std::uint64_t pos_ = 0;        // stream offset of cur_
+  std::uint64_t start_ = 0;      // stream offset of the session's first byte (reset_at())
   std::uint64_t buf_off_ = 0;    // stream offset of buf_[0]
   std::uint64_t run_start_ = 0;  // offset of the current zero run
   std::uint64_t scan_from_ = 0;  // where the current unsynchronized stretch began

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: Apache-2.0
+// Parallel decode of one buffer (host/ete/parallel.hpp): on every conformance snapshot,
+// repeated, and on damaged copies, the consumer must see exactly what the serial decode gives
+// (packets, stage-1 elements, committed elements; diagnostics in place), for several thread
+// counts, segment sizes and chunk sizes; and the split points must actually be used.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <tracecodec/host/ete/parallel.hpp>
+#include <tracecodec/host/ete/snapshot.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "../common/random.hpp"
+
+namespace fs = std::filesystem;
+using namespace tracecodec::ete;
+
+namespace {
+
+std::string g_dir;
+
+std::vector<std::string> snapshot_names() {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(fs::path(g_dir) / "snapshots"))
+    if (e.is_directory()) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+struct trace {
+  std::string name;
+  registers regs;
+  std::vector<std::uint8_t> bytes;
+};
+
+// Each snapshot's first buffer, repeated to at least `size` bytes.
+std::vector<trace> traces(std::size_t size) {
+  std::vector<trace> v;
+  for (const std::string& name : snapshot_names()) {
+    const auto snap = snapshot::load(g_dir + "/snapshots/" + name);
+    REQUIRE_MESSAGE(snap.error.empty(), snap.error);
+    REQUIRE(!snap.buffers.empty());
+    trace t{name, snap.buffers[0].regs, {}};
+    const auto& one = snap.buffers[0].data;
+    REQUIRE(!one.empty());
+    while (t.bytes.size() < size) t.bytes.insert(t.bytes.end(), one.begin(), one.end());
+    v.push_back(std::move(t));
+  }
+  return v;
+}
+
+// What a consumer saw, in order.
+template <class Item>
+using log = std::vector<std::variant<Item, diagnostic>>;
+
+log<packet> serial_packets(const trace& t, const std::vector<std::uint8_t>& bytes) {
+  log<packet> out;
+  decoder<> d(t.regs);
+  d.decode(bytes.data(), bytes.size(), [&](const packet& p) { out.emplace_back(p); },
+           [&](const diagnostic& e) { out.emplace_back(e); });
+  return out;
+}
+log<packet> parallel_packets(const trace& t, const std::vector<std::uint8_t>& bytes,
+                             const parallel::options& o, parallel::stats* st = nullptr) {
+  log<packet> out;
+  const parallel::stats s = parallel::decode_packets(
+      t.regs, bytes.data(), bytes.size(), [&](const packet& p) { out.emplace_back(p); },
+      [&](const diagnostic& e) { out.emplace_back(e); }, o);
+  if (st) *st = s;
+  return out;
+}
+
+log<element> serial_elements(const trace& t, const std::vector<std::uint8_t>& bytes,
+                             const parallel::element_options& eo) {
+  log<element> out;
+  auto r = std::make_unique<element_reader<>>(t.regs);
+  r->atom_runs(eo.atom_runs);
+  r->decode(bytes.data(), bytes.size(), [&](const element& e) { out.emplace_back(e); },
+            [&](const diagnostic& e) { out.emplace_back(e); }, eo.resolve);
+  return out;
+}
+log<element> parallel_elements(const trace& t, const std::vector<std::uint8_t>& bytes,
+                               const parallel::element_options& eo, const parallel::options& o,
+                               parallel::stats* st = nullptr) {
+  log<element> out;
+  const parallel::stats s = parallel::decode_elements(
+      t.regs, bytes.data(), bytes.size(), [&](const element& e) { out.emplace_back(e); },
+      [&](const diagnostic& e) { out.emplace_back(e); }, eo, o);
+  if (st) *st = s;
+  return out;
+}
+
+// A consumer of one segment (decode_*_by_segment): what it saw, in order.
+template <class Item>
+struct recorder {
+  log<Item> seen;
+  void operator()(const Item& x) { seen.emplace_back(x); }
+  void operator()(const diagnostic& d) { seen.emplace_back(d); }
+};
+template <class Item>
+log<Item> concatenated(const std::vector<recorder<Item>>& parts) {
+  log<Item> all;
+  for (const recorder<Item>& r : parts) all.insert(all.end(), r.seen.begin(), r.seen.end());
+  return all;
+}
+
+// The first place two logs differ (their size if one is a prefix of the other).
+template <class Log>
+std::size_t first_difference(const Log& a, const Log& b) {
+  std::size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  return i;
+}
+
+const parallel::options option_sets[] = {
+    {2, 16 << 10, 32 << 10, 0},   // segments decoded whole, ahead or straight
+    {2, 4 << 10, 1000, 0},        // many segments, turns taken inside them
+    {4, 8 << 10, 3000, 3},        // more threads than cores, a short window
+    {3, 1 << 10, 100000, 1},      // one segment ahead at most
+};
+
+}  // namespace
+
+TEST_CASE("parallel packets equal the serial decode on every snapshot, and the split points join") {
+  std::size_t segments = 0, joined_snapshots = 0;
+  const auto ts = traces(96 << 10);
+  for (const trace& t : ts) {
+    CAPTURE(t.name);
+    const auto want = serial_packets(t, t.bytes);
+    for (const parallel::options& o : option_sets) {
+      CAPTURE(o.threads);
+      CAPTURE(o.segment_bytes);
+      CAPTURE(o.chunk_bytes);
+      parallel::stats st;
+      const auto got = parallel_packets(t, t.bytes, o, &st);
+      CHECK(first_difference(got, want) == want.size());
+      CHECK(got.size() == want.size());
+      CHECK(st.segments >= 1);
+      segments += st.segments;
+      if (o.segment_bytes == (16 << 10) && st.segments > 1 && st.rejoined == 0) ++joined_snapshots;
+      // Each segment to a consumer of its own: the same, segment after segment.
+      parallel::stats bs;
+      const auto parts = parallel::decode_packets_by_segment(t.regs, t.bytes.data(), t.bytes.size(),
+                                                             recorder<packet>{}, o, &bs);
+      CHECK(parts.size() == bs.segments);
+      CHECK(bs.segments == st.segments);
+      const auto all = concatenated(parts);
+      CHECK(first_difference(all, want) == want.size());
+      CHECK(all.size() == want.size());
+    }
+    // threads = 1: the serial decode itself, one segment.
+    parallel::stats st;
+    CHECK(parallel_packets(t, t.bytes, {1, 4 << 10, 1000, 0}, &st) == want);
+    CHECK(st.segments == 1);
+  }
+  std::printf("parallel packets: %zu snapshots, %zu segments, %zu snapshots split with every split point joined\n",
+              ts.size(), segments, joined_snapshots);
+  // Splitting is not a formality: most snapshots split, and every split point joins.
+  CHECK(joined_snapshots * 2 > ts.size());
+}
+
+TEST_CASE("parallel elements equal the serial decode on every snapshot (stage 1, resolved, atom runs)") {
+  const auto ts = traces(64 << 10);
+  const parallel::element_options modes[] = {{true, false}, {true, true}, {false, false}, {false, true}};
+  std::size_t joined = 0, split = 0;
+  for (const trace& t : ts) {
+    CAPTURE(t.name);
+    for (const parallel::element_options& eo : modes) {
+      CAPTURE(eo.resolve);
+      CAPTURE(eo.atom_runs);
+      const auto want = serial_elements(t, t.bytes, eo);
+      for (const parallel::options& o : option_sets) {
+        CAPTURE(o.segment_bytes);
+        CAPTURE(o.chunk_bytes);
+        parallel::stats st;
+        const auto got = parallel_elements(t, t.bytes, eo, o, &st);
+        CHECK(first_difference(got, want) == want.size());
+        CHECK(got.size() == want.size());
+        if (st.segments > 1) {
+          ++split;
+          if (st.rejoined == 0) ++joined;
+        }
+        const auto all = concatenated(parallel::decode_elements_by_segment(
+            t.regs, t.bytes.data(), t.bytes.size(), recorder<element>{}, eo, o));
+        CHECK(first_difference(all, want) == want.size());
+        CHECK(all.size() == want.size());
+      }
+    }
+  }
+  std::printf("parallel elements: %zu split decodes, %zu with every split point joined\n", split, joined);
+  CHECK(split > 0);
+  CHECK(joined * 2 > split);
+}
+
+TEST_CASE("parallel decode of damaged trace equals the serial decode") {
+  // Bytes changed at random, most of them at or next to split points (where the stitching
+  // is), some anywhere: a split point's A-Sync or Trace Info damaged, a packet running into
+  // the next segment, speculation left open across it.
+  const auto ts = traces(48 << 10);
+  test::splitmix64 rng{0x5eed};
+  std::size_t cases = 0;
+  for (const trace& t : ts) {
+    CAPTURE(t.name);
+    const auto splits = parallel::find_split_points(decoder<>(t.regs), t.bytes.data(),
+                                                    t.bytes.size(), 4 << 10, false);
+    for (int round = 0; round < 12; ++round) {
+      CAPTURE(round);
+      std::vector<std::uint8_t> bytes = t.bytes;
+      for (const parallel::split_point& p : splits) {
+        const unsigned how = static_cast<unsigned>(rng.next() % 3);
+        if (how == 0) continue;
+        // 1: a byte just before the A-Sync (a header whose payload runs into the zeros);
+        // 2: a byte anywhere near it (the A-Sync or the Trace Info damaged).
+        const std::size_t at = how == 1 ? p.async_offset - 1 - rng.next() % 3
+                                        : p.async_offset - 4 + rng.next() % 24;
+        if (at < bytes.size()) bytes[at] = static_cast<std::uint8_t>(rng.next());
+      }
+      for (int i = 0; i < 8; ++i) bytes[rng.next() % bytes.size()] = static_cast<std::uint8_t>(rng.next());
+      const parallel::options o{2, 4 << 10, 700, 0};
+      CHECK(first_difference(parallel_packets(t, bytes, o), serial_packets(t, bytes)) ==
+            serial_packets(t, bytes).size());
+      const parallel::element_options eo{round % 2 == 0, round % 3 == 0};
+      const auto want = serial_elements(t, bytes, eo);
+      const auto got = parallel_elements(t, bytes, eo, o);
+      CHECK(first_difference(got, want) == want.size());
+      CHECK(got.size() == want.size());
+      const auto by_segment = concatenated(parallel::decode_elements_by_segment(
+          t.regs, bytes.data(), bytes.size(), recorder<element>{}, eo, o));
+      CHECK(first_difference(by_segment, want) == want.size());
+      CHECK(by_segment.size() == want.size());
+      const auto packets = serial_packets(t, bytes);
+      const auto packets_by_segment = concatenated(parallel::decode_packets_by_segment(
+          t.regs, bytes.data(), bytes.size(), recorder<packet>{}, o));
+      CHECK(first_difference(packets_by_segment, packets) == packets.size());
+      ++cases;
+    }
+  }
+  std::printf("parallel decode of damaged trace: %zu cases\n", cases);
+}
+
+TEST_CASE("split points: an A-Sync that a Trace Info follows, about segment_bytes apart") {
+  const auto ts = traces(32 << 10);
+  for (const trace& t : ts) {
+    CAPTURE(t.name);
+    const auto splits = parallel::find_split_points(decoder<>(t.regs), t.bytes.data(),
+                                                    t.bytes.size(), 2 << 10, false);
+    std::size_t last = 0;
+    for (const parallel::split_point& p : splits) {
+      CHECK(p.async_offset > last);
+      CHECK(p.async_offset >= 2048);
+      REQUIRE(p.offset < t.bytes.size());
+      CHECK(t.bytes[p.async_offset - 1] != 0);
+      std::size_t z = p.async_offset;
+      while (t.bytes[z] == 0) ++z;
+      CHECK(z - p.async_offset >= 11);
+      CHECK(t.bytes[z] == 0x80);
+      CHECK(p.offset == z + 1);
+      CHECK(t.bytes[p.offset] == 0x01);  // Trace Info header (D5.3)
+      last = p.offset;
+    }
+    // Quiet split points only: each one's Trace Info has SPEC 0 and TSTATE 0.
+    for (const parallel::split_point& p : parallel::find_split_points(
+             decoder<>(t.regs), t.bytes.data(), t.bytes.size(), 2 << 10, true))
+      CHECK(p.quiet);
+  }
+}
+
+int main(int argc, char** argv) {
+  const char* env = std::getenv("TRACECODEC_CONFORMANCE_DIR");
+  g_dir = env ? env : "../shared/conformance/ete";
+  const char* req = std::getenv("TRACECODEC_REQUIRE_CONFORMANCE");
+  const bool required = req && std::string(req) == "1";
+  if (!fs::is_directory(fs::path(g_dir) / "snapshots")) {
+    if (required) {
+      std::printf("FAILED: conformance corpus not found at %s (TRACECODEC_REQUIRE_CONFORMANCE=1)\n",
+                  g_dir.c_str());
+      return 1;
+    }
+    std::printf("SKIPPED: conformance corpus not found at %s; set TRACECODEC_CONFORMANCE_DIR\n",
+                g_dir.c_str());
+    return 77;
+  }
+  doctest::Context ctx(argc, argv);
+  return ctx.run();
+}
