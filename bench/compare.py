@@ -88,8 +88,9 @@ def main():
     if par:
         print()
         print("| corpus | packets serial MB/s | ordered, 2 threads | scaling | by segment | scaling "
-              "| elements serial MB/s | ordered, 2 threads | scaling | by segment | scaling |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
+              "| elements serial MB/s | ordered, 2 threads | scaling | by segment | scaling "
+              "| flow serial MB/s | by segment | scaling |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for corpus, r in par.items():
             fmt = lambda x: f"{x:.0f}" if x else "-"
             scale = lambda a, b: f"{b / a:.2f}x" if (a and b) else "-"
@@ -99,6 +100,8 @@ def main():
                 two = r.get(f"BM_ete_parallel_{what}/2")
                 seg = r.get(f"BM_ete_parallel_{what}_by_segment/2")
                 cells += [fmt(one), fmt(two), scale(one, two), fmt(seg), scale(one, seg)]
+            one, seg = r.get("BM_ete_parallel_flow/1"), r.get("BM_ete_parallel_flow_by_segment/2")
+            cells += [fmt(one), fmt(seg), scale(one, seg)]
             print(f"| {corpus} | " + " | ".join(cells) + " |")
 
 

@@ -10,6 +10,8 @@
 //                              with atom runs, serially (N = 1) or by host/ete/parallel.hpp
 //                              (N = 2); wall-clock time. _by_segment: each segment to a
 //                              consumer of its own (decode_*_by_segment), the sums added up
+//   BM_ete_parallel_flow/<corpus>/threads:1, BM_ete_parallel_flow_by_segment/<corpus>/threads:2
+//                              program flow the same way, on the flow corpora
 //   BM_ete_decode_opaque/<corpus>, BM_ete_elements_opaque/<corpus>  BM_ete_decode and
 //                              BM_ete_elements with the consumer in another translation unit
 //                              (opaque_consumer.cpp): a call per packet or element that the
@@ -461,6 +463,54 @@ void parallel_decode(benchmark::State& state, const corpus* small) {
   state.counters["ahead"] = static_cast<double>(st.ahead);
 }
 
+// Program flow the same way (the flow corpora repeated to 64 MiB): serially (threads 1,
+// flow_decoder) or each segment to a consumer of its own (decode_flow_by_segment, threads 2).
+struct flow_sum {
+  std::uint64_t acc = 0, n = 0;
+  void operator()(const flow_element& f) noexcept { acc += bench::fields(f); ++n; }
+  void operator()(const diagnostic&) noexcept {}
+};
+void parallel_flow(benchmark::State& state, const flow_corpus* small) {
+  static std::unique_ptr<flow_corpus> held;  // one at a time: 64 MiB each
+  if (!held || held->name != small->name) {
+    held.reset();
+    std::vector<flow_corpus> v = bench::load_flow_corpora(parallel_bytes, small->name.c_str());
+    held = std::make_unique<flow_corpus>(std::move(v.at(0)));
+  }
+  const flow_corpus& c = *held;
+  const auto threads = static_cast<unsigned>(state.range(0));
+  program_image image(c.regions().data(), c.regions().size());
+  flow_options fo;
+  fo.arch = c.arch;
+  auto serial = [&] {
+    flow_sum s;
+    auto fd = std::make_unique<flow_decoder<>>(c.regs, image, fo);
+    fd->decode(c.bytes.data(), c.bytes.size(), s, s);
+    return s;
+  };
+  const flow_sum want = serial();
+  parallel::options o;
+  o.threads = threads;
+  parallel::stats st{};
+  for (auto _ : state) {
+    flow_sum got;
+    if (threads == 1) {
+      got = serial();
+    } else {
+      for (const flow_sum& p : parallel::decode_flow_by_segment(c.regs, image, fo, c.bytes.data(),
+                                                                c.bytes.size(), flow_sum{}, o, &st)) {
+        got.acc += p.acc;
+        got.n += p.n;
+      }
+    }
+    benchmark::DoNotOptimize(got.acc);
+    if (got.acc != want.acc || got.n != want.n) state.SkipWithError("parallel flow differs from the serial one");
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c.bytes.size()));
+  state.counters["segments"] = static_cast<double>(st.segments);
+  state.counters["rejoined"] = static_cast<double>(st.rejoined);
+}
+
 // Registers benchmark `what`/<corpus name> of fn over corpus c, timed in milliseconds.
 template <class Corpus>
 benchmark::internal::Benchmark* register_on(const char* what, void (*fn)(benchmark::State&, const Corpus*),
@@ -507,6 +557,10 @@ int main(int argc, char** argv) {
 #ifdef TRACECODEC_HAVE_OPENCSD
     register_on("BM_opencsd_decode", opencsd_decode, c);
 #endif
+  }
+  for (const flow_corpus& c : flow_corpora()) {
+    register_on("BM_ete_parallel_flow", parallel_flow, c)->Arg(1)->ArgName("threads")->UseRealTime();
+    register_on("BM_ete_parallel_flow_by_segment", parallel_flow, c)->Arg(2)->ArgName("threads")->UseRealTime();
   }
   for (const flow_corpus& c : flow_corpora()) {
     register_on("BM_ete_flow", ete_flow, c);

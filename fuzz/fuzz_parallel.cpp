@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Target 8: parallel decode of one buffer (host/ete/parallel.hpp) gives exactly the serial
 // decode: packets and diagnostics in order, with one consumer in stream order and with a
-// consumer per segment; elements likewise, with and without resolution. Small segments, so
+// consumer per segment; elements likewise, with and without resolution; program flow (a
+// consumer per segment). Small segments, so
 // that a short input splits at every A-Sync that a Trace Info follows.
 // Input: [configuration prefix][segment byte][option byte][trace bytes].
 #include <tracecodec/host/ete/parallel.hpp>
@@ -60,6 +61,25 @@ void run(const Tag& t, const std::uint8_t* d, std::size_t n, const parallel::opt
   FUZZ_CHECK(ordered_elements == want_elements);
   FUZZ_CHECK(concatenated(parallel::decode_elements_by_segment<C>(t.regs, d, n, recorder<element>{},
                                                                   eo, o)) == want_elements);
+
+  // Program flow over a small image (a call, a branch, a return, at 0 and at 0x400000), so
+  // that walks, the return stack and inaccessible memory all occur.
+  static constexpr std::uint32_t code[] = {0x94000002, 0x14000000, 0x14000001, 0xd65f03c0};
+  const memory_region regions[] = {
+      {0x0, reinterpret_cast<const std::uint8_t*>(code), sizeof code, memory_space::any},
+      {0x400000, reinterpret_cast<const std::uint8_t*>(code), sizeof code, memory_space::any}};
+  const program_image image(regions, 2);
+  log<flow_element> want_flow;
+  {
+    program_image own = image;
+    std::unique_ptr<flow_decoder<C>> fd;
+    if constexpr (Tag::fixed) fd = std::make_unique<flow_decoder<C>>(own);
+    else fd = std::make_unique<flow_decoder<C>>(t.regs, own);
+    fd->decode(d, n, [&](const flow_element& f) { want_flow.emplace_back(f); },
+               [&](const diagnostic& e) { want_flow.emplace_back(e); });
+  }
+  FUZZ_CHECK(concatenated(parallel::decode_flow_by_segment<C>(t.regs, image, {}, d, n,
+                                                              recorder<flow_element>{}, o)) == want_flow);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
+#include <tracecodec/ete/packet/encoder.hpp>
 #include <tracecodec/host/ete/parallel.hpp>
 #include <tracecodec/host/ete/snapshot.hpp>
 
@@ -57,18 +58,18 @@ std::vector<trace> traces(std::size_t size) {
 
 // What a consumer saw, in order.
 template <class Item>
-using log = std::vector<std::variant<Item, diagnostic>>;
+using event_log = std::vector<std::variant<Item, diagnostic>>;
 
-log<packet> serial_packets(const trace& t, const std::vector<std::uint8_t>& bytes) {
-  log<packet> out;
+event_log<packet> serial_packets(const trace& t, const std::vector<std::uint8_t>& bytes) {
+  event_log<packet> out;
   decoder<> d(t.regs);
   d.decode(bytes.data(), bytes.size(), [&](const packet& p) { out.emplace_back(p); },
            [&](const diagnostic& e) { out.emplace_back(e); });
   return out;
 }
-log<packet> parallel_packets(const trace& t, const std::vector<std::uint8_t>& bytes,
+event_log<packet> parallel_packets(const trace& t, const std::vector<std::uint8_t>& bytes,
                              const parallel::options& o, parallel::stats* st = nullptr) {
-  log<packet> out;
+  event_log<packet> out;
   const parallel::stats s = parallel::decode_packets(
       t.regs, bytes.data(), bytes.size(), [&](const packet& p) { out.emplace_back(p); },
       [&](const diagnostic& e) { out.emplace_back(e); }, o);
@@ -76,19 +77,19 @@ log<packet> parallel_packets(const trace& t, const std::vector<std::uint8_t>& by
   return out;
 }
 
-log<element> serial_elements(const trace& t, const std::vector<std::uint8_t>& bytes,
+event_log<element> serial_elements(const trace& t, const std::vector<std::uint8_t>& bytes,
                              const parallel::element_options& eo) {
-  log<element> out;
+  event_log<element> out;
   auto r = std::make_unique<element_reader<>>(t.regs);
   r->atom_runs(eo.atom_runs);
   r->decode(bytes.data(), bytes.size(), [&](const element& e) { out.emplace_back(e); },
             [&](const diagnostic& e) { out.emplace_back(e); }, eo.resolve);
   return out;
 }
-log<element> parallel_elements(const trace& t, const std::vector<std::uint8_t>& bytes,
+event_log<element> parallel_elements(const trace& t, const std::vector<std::uint8_t>& bytes,
                                const parallel::element_options& eo, const parallel::options& o,
                                parallel::stats* st = nullptr) {
-  log<element> out;
+  event_log<element> out;
   const parallel::stats s = parallel::decode_elements(
       t.regs, bytes.data(), bytes.size(), [&](const element& e) { out.emplace_back(e); },
       [&](const diagnostic& e) { out.emplace_back(e); }, eo, o);
@@ -99,13 +100,13 @@ log<element> parallel_elements(const trace& t, const std::vector<std::uint8_t>& 
 // A consumer of one segment (decode_*_by_segment): what it saw, in order.
 template <class Item>
 struct recorder {
-  log<Item> seen;
+  event_log<Item> seen;
   void operator()(const Item& x) { seen.emplace_back(x); }
   void operator()(const diagnostic& d) { seen.emplace_back(d); }
 };
 template <class Item>
-log<Item> concatenated(const std::vector<recorder<Item>>& parts) {
-  log<Item> all;
+event_log<Item> concatenated(const std::vector<recorder<Item>>& parts) {
+  event_log<Item> all;
   for (const recorder<Item>& r : parts) all.insert(all.end(), r.seen.begin(), r.seen.end());
   return all;
 }
@@ -242,6 +243,146 @@ TEST_CASE("parallel decode of damaged trace equals the serial decode") {
     }
   }
   std::printf("parallel decode of damaged trace: %zu cases\n", cases);
+}
+
+// Program flow: every snapshot with a memory image, repeated, and damaged copies.
+TEST_CASE("parallel program flow equals the serial decode on every snapshot with a memory image") {
+  std::size_t decodes = 0, split = 0, joined = 0, damaged = 0;
+  test::splitmix64 rng{0xf10f};
+  for (const std::string& name : snapshot_names()) {
+    CAPTURE(name);
+    const snapshot::loaded snap = snapshot::load(g_dir + "/snapshots/" + name);
+    REQUIRE_MESSAGE(snap.error.empty(), snap.error);
+    if (snap.buffers.empty() || snap.regions.empty() || !snap.memory_error.empty()) continue;
+    const snapshot::buffer& b = snap.buffers[0];
+    std::vector<std::uint8_t> bytes;
+    while (bytes.size() < (48u << 10)) bytes.insert(bytes.end(), b.data.begin(), b.data.end());
+    const program_image image(snap.regions.data(), snap.regions.size());
+    flow_options fo;
+    fo.arch = snap.arch;
+    auto serial = [&](const std::vector<std::uint8_t>& in) {
+      event_log<flow_element> out;
+      program_image own = image;
+      auto fd = std::make_unique<flow_decoder<>>(b.regs, own, fo);
+      fd->decode(in.data(), in.size(), [&](const flow_element& f) { out.emplace_back(f); },
+                 [&](const diagnostic& d) { out.emplace_back(d); });
+      return out;
+    };
+    for (int round = 0; round < 4; ++round) {
+      CAPTURE(round);
+      std::vector<std::uint8_t> in = bytes;
+      if (round >= 2) {  // damaged: bytes around the split points, and anywhere
+        for (const parallel::split_point& p : parallel::find_split_points(
+                 decoder<>(b.regs), in.data(), in.size(), 2 << 10, true))
+          if (rng.next() % 2) in[p.async_offset - 2 + rng.next() % 20] = static_cast<std::uint8_t>(rng.next());
+        for (int i = 0; i < 6; ++i) in[rng.next() % in.size()] = static_cast<std::uint8_t>(rng.next());
+        ++damaged;
+      }
+      const auto want = serial(in);
+      const parallel::options o{round % 2 == 0 ? 2u : 3u, round % 2 == 0 ? std::size_t{2} << 10 : std::size_t{8} << 10, 1000, 0};
+      parallel::stats st;
+      const auto got = concatenated(parallel::decode_flow_by_segment(
+          b.regs, image, fo, in.data(), in.size(), recorder<flow_element>{}, o, &st));
+      CHECK(first_difference(got, want) == want.size());
+      CHECK(got.size() == want.size());
+      ++decodes;
+      if (round < 2 && st.segments > 1) {
+        ++split;
+        if (st.rejoined == 0) ++joined;
+      }
+    }
+  }
+  std::printf("parallel flow: %zu decodes (%zu of damaged copies), %zu split, %zu with every split point joined\n",
+              decodes, damaged, split, joined);
+  CHECK(split > 0);
+  CHECK(joined * 2 > split);
+}
+
+// A split point where the serial analysis knows more than a fresh one. After each A-Sync and
+// Trace Info (no Trace On: D9.5.9, a Trace Info keeps the analysis state): an address, an
+// atom for a BL (the serial analysis, which knows the context from before, walks it and
+// pushes the return address), then a context and an address. A segment's own analysis is
+// synchronized only there, with an empty return stack, so its join must fail: the RET after
+// it takes its address from the serial analysis's return stack (D9.5.3).
+TEST_CASE("parallel program flow: a segment whose analysis knows less does not join") {
+  registers regs = presets::ete_1_0;
+  regs.trcconfigr |= 1u << 12;  // TRCCONFIGR.RS: the return stack
+  static constexpr std::uint32_t code[] = {
+      0x94000002,  // 0x400000: bl 0x400008
+      0x14000000,  // 0x400004: b .
+      0x14000001,  // 0x400008: b 0x40000c
+      0xd65f03c0,  // 0x40000c: ret
+  };
+  const memory_region regions[] = {
+      {0x400000, reinterpret_cast<const std::uint8_t*>(code), sizeof code, memory_space::any}};
+  const program_image image(regions, 1);
+  encoder<> enc(regs);
+  std::vector<std::uint8_t> bytes;
+  auto put = [&](const packet& p) {
+    std::uint8_t buf[32];
+    const encode_result r = enc.encode(p, buf, sizeof buf);
+    REQUIRE(r);
+    bytes.insert(bytes.end(), buf, buf + r.size);
+  };
+  auto kind = [&](packet_kind k) {
+    packet p{};
+    p.kind = k;
+    put(p);
+  };
+  auto address = [&](std::uint64_t at) {
+    packet a{};
+    a.kind = packet_kind::address_64_is0;
+    a.address = at;
+    put(a);
+  };
+  auto atoms = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      packet e{};
+      e.kind = packet_kind::atom_f1;
+      e.atom_count = 1;
+      e.atoms = 1;
+      put(e);
+    }
+  };
+  context ctx{};
+  ctx.ns = true;
+  ctx.sf = true;
+  for (int copy = 0; copy < 40; ++copy) {
+    kind(packet_kind::async);
+    kind(packet_kind::trace_info);
+    if (copy == 0) {
+      kind(packet_kind::trace_on);
+      packet a{};
+      a.kind = packet_kind::address_ctx_64_is0;
+      a.address = 0x400004;
+      a.ctx = ctx;
+      put(a);
+      atoms(2);
+      continue;
+    }
+    address(0x400000);
+    atoms(1);  // bl: the serial analysis pushes 0x400004
+    packet c{};
+    c.kind = packet_kind::context;
+    c.ctx = ctx;
+    put(c);
+    address(0x400008);
+    atoms(4);  // b, ret (to 0x400004 from the return stack), b ., b .
+  }
+  event_log<flow_element> want;
+  {
+    program_image own = image;
+    auto fd = std::make_unique<flow_decoder<>>(regs, own);
+    fd->decode(bytes.data(), bytes.size(), [&](const flow_element& f) { want.emplace_back(f); },
+               [&](const diagnostic& d) { want.emplace_back(d); });
+  }
+  parallel::stats st;
+  const auto got = concatenated(parallel::decode_flow_by_segment(
+      regs, image, {}, bytes.data(), bytes.size(), recorder<flow_element>{}, {2, 64, 1000, 0}, &st));
+  CHECK(first_difference(got, want) == want.size());
+  CHECK(got.size() == want.size());
+  CHECK(st.segments > 10);
+  CHECK(st.rejoined > 0);  // the check did refuse
 }
 
 TEST_CASE("split points: an A-Sync that a Trace Info follows, about segment_bytes apart") {

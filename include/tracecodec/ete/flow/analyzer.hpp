@@ -109,6 +109,37 @@ class flow_analyzer {
     addr_ = 0;
     set_ = arm::instruction_set::a64;
   }
+  // Fully synchronized (address, context and the path known: D9.5 sync states).
+  constexpr bool synchronized() const noexcept { return sync_ == sync::full; }
+
+  // Whether analysis goes on from here exactly as o's does: the same state, the block cache
+  // and the image aside (a segment of a buffer analyzed on its own joins the serial analysis
+  // where this holds: host/ete/parallel.hpp). Not compared: what is read only under a flag
+  // that is clear (the held range and its branch under pending_, q_ under q_pending_, the
+  // place of an inaccessible walk under nacc_), the return stack's entries below its live
+  // ones, and the last walk's last instruction (every walk writes it before it is read).
+  constexpr bool same_analysis(const flow_analyzer& o) const noexcept {
+    if (sync_ != o.sync_ || awaiting_target_ != o.awaiting_target_ || pending_ != o.pending_ ||
+        q_pending_ != o.q_pending_ || passive_count_ != o.passive_count_ ||
+        started_ != o.started_ || (!started_ && announce_ != o.announce_) || set_ != o.set_ ||
+        addr_ != o.addr_ || !(ctx_ == o.ctx_) || ctx_known_ != o.ctx_known_ || nacc_ != o.nacc_ ||
+        (nacc_ && nacc_at_ != o.nacc_at_) || space_ != o.space_ || addr_mask_ != o.addr_mask_ ||
+        rs_size_ != o.rs_size_)
+      return false;
+    if (pending_ && !(held_ == o.held_ && branch_target_ == o.branch_target_ &&
+                      branch_set_ == o.branch_set_ && branch_next_set_ == o.branch_next_set_))
+      return false;
+    if (q_pending_ && !(q_ == o.q_)) return false;
+    for (unsigned i = 0; i < passive_count_; ++i)
+      if (!(passive_[i] == o.passive_[i])) return false;
+    for (unsigned i = 1; i <= rs_size_; ++i) {  // the live entries, top first
+      const auto& a = rs_[(rs_top_ + flow_return_stack_depth - i) % flow_return_stack_depth];
+      const auto& b = o.rs_[(o.rs_top_ + flow_return_stack_depth - i) % flow_return_stack_depth];
+      if (a.address != b.address || a.set != b.set) return false;
+    }
+    return true;
+  }
+
   // Forgets the cached blocks (call when the image's contents changed).
   constexpr void invalidate() noexcept {
     for (auto& b : cache_) b.set = 0xff;

@@ -61,6 +61,18 @@ class flow_decoder {
     flow_.end(reader_.last_packet_offset(), on_flow);
   }
 
+  // As a new decoder, for a session whose first byte is at stream offset `offset`
+  // (decoder::reset_at): its no_sync element says start, not new_session.
+  constexpr void reset_at(std::uint64_t offset) noexcept {
+    reader_.reset_at(offset);
+    flow_.reset(sync_reason::start);
+    consumed_ = offset;
+  }
+  // The element layers between two packets with nothing held (element_reader::between_packets).
+  constexpr bool between_packets() const noexcept { return reader_.between_packets(); }
+  // The analysis stage, for its state (flow_analyzer::synchronized, same_analysis).
+  constexpr const flow_analyzer<Config, CacheBlocks>& analysis() const noexcept { return flow_; }
+
   // A new session (another buffer): every layer back to its start; the block cache stays.
   constexpr void reset() noexcept {
     reader_.reset();

@@ -2,7 +2,9 @@
 // Parallel decode of one buffer (hosted: std::thread, std::vector): the buffer is split at
 // A-Sync packets (D5.4) that a Trace Info follows, and its segments are decoded on several
 // threads, each from its own A-Sync. The consumer gets exactly what the serial decode gives
-// (packets, or elements with or without resolution), in stream order, one call at a time.
+// (packets, or elements with or without resolution), in stream order, one call at a time; or
+// each segment's share goes to a consumer of its own (the *_by_segment forms, program flow
+// among them: detail::flow_run says how its segments join).
 //
 // Why a segment's output is the serial one. A Trace Info resets everything the packet and
 // stage-1 layers carry (D9.2.6.2), and with SPEC 0 and TSTATE 0 an idle resolver carries
@@ -15,8 +17,8 @@
 // unresolved), the segment's own output is dropped and that decoder decodes the segment on,
 // serially: slower, never different.
 //
-// Scheduling (what libipt's notes on decoding from several PSBs describe for Intel PT): the
-// segments are claimed in order. A thread whose segment is next in stream order decodes it
+// Scheduling of the form with one consumer (what libipt's notes on decoding from several
+// PSBs describe for Intel PT): the segments are claimed in order. A thread whose segment is next in stream order decodes it
 // straight to the consumer; the others decode theirs ahead into a buffer, which is handed to
 // the consumer when its turn comes. A thread that decodes ahead checks after each chunk
 // whether its turn has come, and then hands over what it has and goes on straight.
@@ -37,6 +39,7 @@
 #include <vector>
 
 #include "../../ete/element/reader.hpp"
+#include "../../ete/flow/decoder.hpp"
 #include "../../ete/packet/decoder.hpp"
 
 namespace tracecodec::ete::parallel {
@@ -185,7 +188,9 @@ class run {
   void process(std::size_t k) {
     segment& g = segs_[k];
     std::unique_ptr<Reader> reader = s_.make(lead_[k]);
-    {  // the A-Sync before the segment: the previous segment's output
+    if (k != 0) {  // the A-Sync before the segment: the previous segment's output
+      // (Not for the first segment: a decoding call with no bytes still reports a refused
+      // configuration, once, which must reach the consumer.)
       auto drop = [](const auto&) {};
       s_.decode(*reader, data_ + lead_[k], bounds_[k] - lead_[k], drop, drop);
     }
@@ -454,7 +459,7 @@ class segment_run {
         continue;
       }
       std::unique_ptr<Reader> r = s_.make(lead_[k]);
-      {
+      if (k != 0) {  // the A-Sync before the segment (see run::process)
         auto drop = [](const auto&) {};
         s_.decode(*r, data_ + lead_[k], bounds_[k] - lead_[k], drop, drop);
       }
@@ -506,6 +511,194 @@ class segment_run {
   std::vector<std::unique_ptr<Reader>> ends_;  // a segment's decoder at its end, until verified
   std::vector<bool> done_;
   std::unique_ptr<Reader> carried_;  // the serial decode's decoder at verified_'s start
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::size_t claim_ = 0, verified_ = 0, calm_until_ = 0, backoff_ = 0;
+  bool verifying_ = false;
+  stats st_{};
+};
+
+
+// Program flow, each segment to a consumer of its own (decode_flow_by_segment). The analysis
+// keeps its address and context across a Trace Info (D9.5.9), so a segment's own analysis
+// cannot join at its split point: it joins later, at the first place where it is fully
+// synchronized (its join point). There the analysis of the segment before, which decodes on
+// up to that place, must be in the same state (flow_analyzer::same_analysis, the element
+// layers having been between two packets at the split point). What lies between the split
+// point and the join point goes to the segment before's consumer.
+template <class Config, std::size_t CacheBlocks, std::size_t Capacity, class Consumer>
+class flow_run {
+  using flow = flow_decoder<Config, CacheBlocks, Capacity>;
+  using analyzer = flow_analyzer<Config, CacheBlocks>;
+
+ public:
+  flow_run(const registers& regs, const program_image& image, const flow_options& fo,
+           const std::uint8_t* data, std::size_t size, const std::vector<split_point>& splits,
+           const options& o, const Consumer& prototype)
+      : regs_(regs), image_(image), fo_(fo), data_(data), proto_(prototype) {
+    bounds_.push_back(0);
+    lead_.push_back(0);
+    for (const split_point& p : splits) {
+      bounds_.push_back(p.offset);
+      lead_.push_back(p.async_offset);
+    }
+    bounds_.push_back(size);
+    const std::size_t n = bounds_.size() - 1;
+    segs_.resize(n);
+    out_.assign(n, prototype);
+    st_.segments = n;
+    threads_ = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  }
+
+  std::vector<Consumer> go(stats* st) {
+    std::vector<std::thread> pool;
+    const unsigned extra = static_cast<unsigned>(std::min<std::size_t>(threads_, out_.size())) - 1;
+    for (unsigned t = 0; t < extra; ++t) pool.emplace_back([this] { work(); });
+    work();
+    for (std::thread& t : pool) t.join();
+    carried_->decoder->decode_end(out_.back(), out_.back());
+    if (st) *st = st_;
+    return std::move(out_);
+  }
+
+ private:
+  // A decoder with an image of its own (an image caches its last lookup: not shared between
+  // threads).
+  struct session {
+    std::unique_ptr<program_image> image;
+    std::unique_ptr<flow> decoder;
+  };
+  struct segment {
+    bool done = false;
+    session own;                         // its decoder at its end, until verified
+    std::unique_ptr<analyzer> at_join;   // its analysis at the join point
+    std::size_t join = 0;                // the join point (0: none found)
+  };
+
+  session make(std::size_t at) const {
+    session s;
+    s.image = std::make_unique<program_image>(image_);
+    if constexpr (Config::is_fixed) s.decoder = std::make_unique<flow>(*s.image, fo_);
+    else s.decoder = std::make_unique<flow>(regs_, *s.image, fo_);
+    s.decoder->reset_at(at);
+    return s;
+  }
+
+  void work() {
+    for (;;) {
+      std::size_t k;
+      bool in_turn;
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        if (claim_ == out_.size()) return;
+        k = claim_++;
+        in_turn = k < calm_until_;
+        if (in_turn) {
+          cv_.wait(lock, [&] { return verified_ == k && !verifying_; });
+          verifying_ = true;
+        }
+      }
+      const std::size_t from = bounds_[k], to = bounds_[k + 1];
+      Consumer c = proto_;  // on this thread's stack (see segment_run)
+      if (in_turn) {
+        carried_->decoder->decode_part(data_ + from, to - from, c, c);
+        out_[k] = std::move(c);
+        std::unique_lock<std::mutex> lock(m_);
+        segs_[k].done = true;
+        verified_ = k + 1;
+        verify(lock);
+        continue;
+      }
+      segment& g = segs_[k];
+      session own = make(lead_[k]);
+      auto drop = [](const auto&) {};
+      if (k != 0) own.decoder->decode_part(data_ + lead_[k], from - lead_[k], drop, drop);
+      std::size_t pos = from;
+      if (k != 0) {
+        // The join point: a byte at a time until the analysis is synchronized, between two
+        // packets (a short stretch: the address and context after the Trace Info).
+        while (pos < to && !(own.decoder->analysis().synchronized() && own.decoder->between_packets())) {
+          own.decoder->decode_part(data_ + pos, 1, drop, drop);
+          ++pos;
+        }
+        if (pos < to) {
+          g.join = pos;
+          g.at_join = std::make_unique<analyzer>(own.decoder->analysis());
+        }
+      }
+      if (k == 0 || g.join != 0) own.decoder->decode_part(data_ + pos, to - pos, c, c);
+      out_[k] = std::move(c);
+      std::unique_lock<std::mutex> lock(m_);
+      g.own = std::move(own);
+      g.done = true;
+      if (verified_ == k && !verifying_) {
+        verifying_ = true;
+        verify(lock);
+      }
+    }
+  }
+
+  // As segment_run::verify: the done segments from verified_ on, in order.
+  void verify(std::unique_lock<std::mutex>& lock) {
+    while (verified_ < out_.size() && segs_[verified_].done) {
+      const std::size_t k = verified_;
+      segment& g = segs_[k];
+      if (g.own.decoder) {  // decoded on its own
+        if (k == 0) {
+          carried_ = std::make_unique<session>(std::move(g.own));
+        } else {
+          lock.unlock();
+          const bool joined = join(k);
+          lock.lock();
+          if (joined) {
+            backoff_ = 0;
+          } else {
+            ++st_.rejoined;
+            backoff_ = backoff_ == 0 ? 1 : std::min<std::size_t>(2 * backoff_, 64);
+            calm_until_ = std::max(calm_until_, claim_ + backoff_);
+          }
+        }
+        g.own = session{};
+        g.at_join.reset();
+      }
+      verified_ = k + 1;
+    }
+    verifying_ = false;
+    cv_.notify_all();
+  }
+
+  // Segment k (k > 0), decoded on its own, against the serial analysis (carried_, at its split
+  // point). Joined: the stretch up to the join point goes to segment k - 1's consumer, and
+  // segment k's decoder carries on. Not: carried_ decodes the segment (out_[k] again).
+  bool join(std::size_t k) {
+    segment& g = segs_[k];
+    const std::size_t from = bounds_[k], to = bounds_[k + 1];
+    flow& serial = *carried_->decoder;
+    if (g.join != 0 && serial.between_packets()) {
+      serial.decode_part(data_ + from, g.join - from, out_[k - 1], out_[k - 1]);
+      if (serial.between_packets() && serial.analysis().same_analysis(*g.at_join)) {
+        carried_ = std::make_unique<session>(std::move(g.own));
+        return true;
+      }
+      out_[k] = proto_;
+      serial.decode_part(data_ + g.join, to - g.join, out_[k], out_[k]);
+      return false;
+    }
+    out_[k] = proto_;
+    serial.decode_part(data_ + from, to - from, out_[k], out_[k]);
+    return false;
+  }
+
+  registers regs_;
+  const program_image& image_;
+  flow_options fo_;
+  const std::uint8_t* data_;
+  const Consumer& proto_;
+  unsigned threads_ = 1;
+  std::vector<std::size_t> bounds_, lead_;
+  std::vector<segment> segs_;
+  std::vector<Consumer> out_;
+  std::unique_ptr<session> carried_;  // the serial decode's decoder at verified_'s start
   std::mutex m_;
   std::condition_variable cv_;
   std::size_t claim_ = 0, verified_ = 0, calm_until_ = 0, backoff_ = 0;
@@ -584,6 +777,31 @@ std::vector<Consumer> decode_elements_by_segment(const registers& regs, const st
   detail::segment_run<element_reader<Config, Capacity>, detail::element_session<Config, Capacity>,
                       Consumer>
       r(s, data, size, splits, o, prototype);
+  return r.go(st);
+}
+
+// Program flow (flow_decoder<Config, CacheBlocks, Capacity>(regs, image, fo) over the buffer),
+// each segment to a consumer of its own, callable with const flow_element& and with
+// const diagnostic&. Each thread analyzes with its own copy of `image` (its callback, if it
+// has one, is called from several threads) and its own block cache, cold at each segment's
+// start. The consumers come back in stream order and together saw the serial decode; the
+// k-th one's share begins where segment k's own analysis joined the serial one (see
+// detail::flow_run), not at the split point.
+template <class Config = runtime_config, std::size_t CacheBlocks = 4096,
+          std::size_t Capacity = default_resolution_capacity<Config>(), class Consumer>
+std::vector<Consumer> decode_flow_by_segment(const registers& regs, const program_image& image,
+                                             const flow_options& fo, const std::uint8_t* data,
+                                             std::size_t size, const Consumer& prototype,
+                                             const options& o = {}, stats* st = nullptr) {
+  std::vector<split_point> splits;
+  if (o.threads != 1) {
+    std::unique_ptr<decoder<Config>> d;
+    if constexpr (Config::is_fixed) d = std::make_unique<decoder<Config>>();
+    else d = std::make_unique<decoder<Config>>(regs);
+    splits = find_split_points(*d, data, size, o.segment_bytes, true);
+  }
+  detail::flow_run<Config, CacheBlocks, Capacity, Consumer> r(regs, image, fo, data, size, splits, o,
+                                                              prototype);
   return r.go(st);
 }
 
