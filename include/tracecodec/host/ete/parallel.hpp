@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -48,7 +49,8 @@ struct options {
   unsigned threads = 0;                 // 0: std::thread::hardware_concurrency()
   std::size_t segment_bytes = 256 << 10;  // split points are looked for this far apart
   std::size_t chunk_bytes = 32 << 10;   // a thread decoding ahead checks for its turn this often
-  unsigned ahead = 0;  // segments decoded ahead of the consumer at most (memory); 0: 2 * threads
+  unsigned ahead = 0;  // segments decoded ahead of the consumer (or, by segment, of the last one
+                       // checked) at most, for memory; 0: 2 * threads
 };
 
 struct element_options {
@@ -147,7 +149,13 @@ class run {
   stats go() {
     std::vector<std::thread> pool;
     const unsigned extra = static_cast<unsigned>(std::min<std::size_t>(threads_, segs_.size())) - 1;
-    for (unsigned t = 0; t < extra; ++t) pool.emplace_back([this] { work(); });
+    for (unsigned t = 0; t < extra; ++t) {
+      try {
+        pool.emplace_back([this] { work(); });
+      } catch (const std::system_error&) {
+        break;  // no more threads: the ones there are (the caller's at least) do the work
+      }
+    }
     work();
     for (std::thread& t : pool) t.join();
     // Every segment delivered: the decoder of the last one ends the session.
@@ -241,7 +249,7 @@ class run {
       g.st = state::done;
       if (front_ == k && !baton_) mine = baton_ = true;
     }
-    if (mine) deliver_from(k);
+    if (mine) finish_turn(k, deliver(k));
   }
 
   // (With m_ held.) Segment k's split point did not join; one that joins ends the back-off.
@@ -289,23 +297,29 @@ class run {
   }
 
   // Segment k has been delivered (with `reader`, its decoder at its end; nullptr: carried_
-  // decoded it). Then the segments after it that were decoded ahead, while they are done.
+  // decoded it). Then the segments after it that were decoded ahead, while they are done: in
+  // a loop, not by recursion (a slow consumer finds every next segment done, and the chain
+  // is as long as the buffer).
   void finish_turn(std::size_t k, std::unique_ptr<Reader> reader) {
-    if (reader) carried_ = std::move(reader);
-    bool more = false;
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      segs_[k].st = state::done;
-      front_ = k + 1;
-      more = front_ < segs_.size() && segs_[front_].st == state::done;
-      if (!more) baton_ = false;
+    for (;;) {
+      if (reader) carried_ = std::move(reader);
+      bool more = false;
+      {
+        std::lock_guard<std::mutex> lock(m_);
+        segs_[k].st = state::done;
+        front_ = k + 1;
+        more = front_ < segs_.size() && segs_[front_].st == state::done;
+        if (!more) baton_ = false;
+      }
+      cv_.notify_all();
+      if (!more) return;
+      reader = deliver(++k);
     }
-    cv_.notify_all();
-    if (more) deliver_from(k + 1);
   }
 
-  // With the baton: segment k was decoded ahead, wholly.
-  void deliver_from(std::size_t k) {
+  // With the baton: segment k was decoded ahead, wholly. Returns its decoder at its end, or
+  // nullptr when carried_ decoded it (the split point did not join).
+  std::unique_ptr<Reader> deliver(std::size_t k) {
     segment& g = segs_[k];
     if (joins(k)) {
       {
@@ -313,8 +327,7 @@ class run {
         backoff_ = 0;
       }
       replay(g);
-      finish_turn(k, std::move(g.reader));
-      return;
+      return std::move(g.reader);
     }
     {
       std::lock_guard<std::mutex> lock(m_);
@@ -323,7 +336,7 @@ class run {
     release(g);
     g.reader.reset();
     s_.decode(*carried_, data_ + bounds_[k], bounds_[k + 1] - bounds_[k], on_item_, on_error_);
-    finish_turn(k, nullptr);
+    return nullptr;
   }
 
   const Session& s_;
@@ -416,12 +429,19 @@ class segment_run {
     done_.assign(n, false);
     st_.segments = n;
     threads_ = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+    window_ = o.ahead ? o.ahead : 2 * threads_;
   }
 
   std::vector<Consumer> go(stats* st) {
     std::vector<std::thread> pool;
     const unsigned extra = static_cast<unsigned>(std::min<std::size_t>(threads_, out_.size())) - 1;
-    for (unsigned t = 0; t < extra; ++t) pool.emplace_back([this] { work(); });
+    for (unsigned t = 0; t < extra; ++t) {
+      try {
+        pool.emplace_back([this] { work(); });
+      } catch (const std::system_error&) {
+        break;  // no more threads: the ones there are (the caller's at least) do the work
+      }
+    }
     work();
     for (std::thread& t : pool) t.join();
     s_.end(*carried_, out_.back(), out_.back());  // the session's end: the last segment's
@@ -436,6 +456,9 @@ class segment_run {
       bool in_turn;
       {
         std::unique_lock<std::mutex> lock(m_);
+        // At most window_ segments past the last one checked (memory: each keeps its decoder
+        // until it is checked).
+        cv_.wait(lock, [&] { return claim_ == out_.size() || claim_ < verified_ + window_; });
         if (claim_ == out_.size()) return;
         k = claim_++;
         // In a back-off (see run::work), segments are decoded on from the previous one's
@@ -513,7 +536,7 @@ class segment_run {
   std::unique_ptr<Reader> carried_;  // the serial decode's decoder at verified_'s start
   std::mutex m_;
   std::condition_variable cv_;
-  std::size_t claim_ = 0, verified_ = 0, calm_until_ = 0, backoff_ = 0;
+  std::size_t claim_ = 0, verified_ = 0, calm_until_ = 0, backoff_ = 0, window_ = 2;
   bool verifying_ = false;
   stats st_{};
 };
@@ -548,12 +571,19 @@ class flow_run {
     out_.assign(n, prototype);
     st_.segments = n;
     threads_ = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+    window_ = o.ahead ? o.ahead : 2 * threads_;
   }
 
   std::vector<Consumer> go(stats* st) {
     std::vector<std::thread> pool;
     const unsigned extra = static_cast<unsigned>(std::min<std::size_t>(threads_, out_.size())) - 1;
-    for (unsigned t = 0; t < extra; ++t) pool.emplace_back([this] { work(); });
+    for (unsigned t = 0; t < extra; ++t) {
+      try {
+        pool.emplace_back([this] { work(); });
+      } catch (const std::system_error&) {
+        break;  // no more threads: the ones there are (the caller's at least) do the work
+      }
+    }
     work();
     for (std::thread& t : pool) t.join();
     carried_->decoder->decode_end(out_.back(), out_.back());
@@ -590,6 +620,9 @@ class flow_run {
       bool in_turn;
       {
         std::unique_lock<std::mutex> lock(m_);
+        // At most window_ segments past the last one checked (memory: each keeps its decoder
+        // until it is checked).
+        cv_.wait(lock, [&] { return claim_ == out_.size() || claim_ < verified_ + window_; });
         if (claim_ == out_.size()) return;
         k = claim_++;
         in_turn = k < calm_until_;
@@ -701,7 +734,7 @@ class flow_run {
   std::unique_ptr<session> carried_;  // the serial decode's decoder at verified_'s start
   std::mutex m_;
   std::condition_variable cv_;
-  std::size_t claim_ = 0, verified_ = 0, calm_until_ = 0, backoff_ = 0;
+  std::size_t claim_ = 0, verified_ = 0, calm_until_ = 0, backoff_ = 0, window_ = 2;
   bool verifying_ = false;
   stats st_{};
 };
