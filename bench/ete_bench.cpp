@@ -37,7 +37,8 @@
 //   BM_opencsd_deformat/<capture>  OpenCSD's frame deformatter (C API decode tree, memory-
 //                              aligned frames, no decoder attached: frames unpacked, data dropped)
 // Corpora: a synthetic mixed trace made by the encoder (runs without ../shared), and real
-// snapshots from ../shared/conformance/ete repeated to at least 8 MiB (each repeat starts at
+// snapshots from ../shared/conformance/ete repeated to at least 8 MiB (TRACECODEC_BENCH_MIB;
+// the parallel benchmarks 64 MiB, TRACECODEC_BENCH_PARALLEL_MIB) (each repeat starts at
 // the snapshot's own A-Sync, so every repeat decodes exactly like the first); for
 // BM_ete_decode and BM_opencsd_decode also ETMv4 streams (etmv4-<capture>: the busiest trace ID
 // of a formatted capture of ../shared/conformance/etmv4, from its first A-Sync to its last). Flow corpora:
@@ -70,7 +71,22 @@ using bench::formatted_capture;
 
 namespace {
 
-constexpr std::size_t corpus_bytes = 8u << 20;
+// Corpus sizes in MiB: 8 (each corpus) and 64 (parallel decode) unless the environment says
+// otherwise (TRACECODEC_BENCH_MIB, TRACECODEC_BENCH_PARALLEL_MIB). The smoke test (meson.build)
+// runs every benchmark once on small inputs: the code paths are the same, the set-up is not
+// most of the test suite's time.
+std::size_t mib_from_env(const char* name, std::size_t fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback << 20;
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(v, &end, 10);
+  if (*end != '\0' || n == 0 || n > 4096) {
+    std::fprintf(stderr, "ete-bench: %s=%s is not a size in MiB (1-4096)\n", name, v);
+    std::exit(2);
+  }
+  return static_cast<std::size_t>(n) << 20;
+}
+const std::size_t corpus_bytes = mib_from_env("TRACECODEC_BENCH_MIB", 8);
 
 std::vector<corpus> load_corpora() {
   std::vector<corpus> cs = bench::load_corpora(corpus_bytes);
@@ -392,7 +408,7 @@ void opencsd_deformat(benchmark::State& state, const formatted_capture* c) {
 // host/ete/parallel.hpp (threads 2 or more); wall-clock time. The consumer reads every field,
 // as BM_ete_decode's and BM_ete_elements' do; the parallel decode must give the serial
 // decode's sum and count, or the benchmark fails.
-constexpr std::size_t parallel_bytes = 64u << 20;
+const std::size_t parallel_bytes = mib_from_env("TRACECODEC_BENCH_PARALLEL_MIB", 64);
 const corpus& parallel_corpus(const std::string& name) {
   static std::unique_ptr<corpus> held;  // one at a time: 64 MiB each
   if (!held || held->name != name) {

@@ -10,26 +10,16 @@
 #include <variant>
 
 #include "common.hpp"
+#include "../tests/common/segment_log.hpp"
 
 using namespace fuzz;
 
 namespace {
 
+using test::concatenated;
+using test::recorder;
 template <class Item>
-using log = std::vector<std::variant<Item, diagnostic>>;
-
-template <class Item>
-struct recorder {
-  log<Item> seen;
-  void operator()(const Item& x) { seen.emplace_back(x); }
-  void operator()(const diagnostic& d) { seen.emplace_back(d); }
-};
-template <class Item>
-log<Item> concatenated(const std::vector<recorder<Item>>& parts) {
-  log<Item> all;
-  for (const recorder<Item>& r : parts) all.insert(all.end(), r.seen.begin(), r.seen.end());
-  return all;
-}
+using log = test::event_log<Item>;
 
 template <class Tag>
 void run(const Tag& t, const std::uint8_t* d, std::size_t n, const parallel::options& o,

@@ -27,6 +27,7 @@
 
 #include "common.hpp"
 #include "../common/opencsd_packets.hpp"
+#include "../common/conformance_main.hpp"
 
 using namespace test;
 namespace fs = std::filesystem;
@@ -55,13 +56,7 @@ struct failure_counter : doctest::IReporter {
 };
 REGISTER_LISTENER("failure_counter", 1, failure_counter);
 
-std::vector<std::string> snapshot_names() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(fs::path(g_dir) / "snapshots"))
-    if (e.is_directory()) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> snapshot_names() { return test::snapshot_names(g_dir); }
 
 }  // namespace
 
@@ -331,21 +326,4 @@ TEST_CASE("committed atoms match OpenCSD's full decode") {
   CHECK(exact + subsequence == snapshot_names().size());
 }
 
-int main(int argc, char** argv) {
-  const char* env = std::getenv("TRACECODEC_CONFORMANCE_DIR");
-  g_dir = env ? env : "../shared/conformance/ete";
-  const char* req = std::getenv("TRACECODEC_REQUIRE_CONFORMANCE");
-  const bool required = req && std::string(req) == "1";
-  if (!fs::is_directory(fs::path(g_dir) / "snapshots")) {
-    if (required) {
-      std::printf("FAILED: conformance corpus not found at %s (TRACECODEC_REQUIRE_CONFORMANCE=1)\n",
-                  g_dir.c_str());
-      return 1;
-    }
-    std::printf("SKIPPED: conformance corpus not found at %s; set TRACECODEC_CONFORMANCE_DIR\n",
-                g_dir.c_str());
-    return 77;  // meson's "skipped"
-  }
-  doctest::Context ctx(argc, argv);
-  return ctx.run();
-}
+int main(int argc, char** argv) { return test::conformance_main(argc, argv, g_dir); }

@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "../common/random.hpp"
+#include "../common/conformance_main.hpp"
+#include "../common/segment_log.hpp"
 
 namespace fs = std::filesystem;
 using namespace tracecodec::ete;
@@ -26,13 +28,7 @@ namespace {
 
 std::string g_dir;
 
-std::vector<std::string> snapshot_names() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(fs::path(g_dir) / "snapshots"))
-    if (e.is_directory()) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> snapshot_names() { return test::snapshot_names(g_dir); }
 
 struct trace {
   std::string name;
@@ -56,9 +52,9 @@ std::vector<trace> traces(std::size_t size) {
   return v;
 }
 
-// What a consumer saw, in order.
-template <class Item>
-using event_log = std::vector<std::variant<Item, diagnostic>>;
+using test::concatenated;
+using test::event_log;
+using test::recorder;
 
 event_log<packet> serial_packets(const trace& t, const std::vector<std::uint8_t>& bytes) {
   event_log<packet> out;
@@ -95,20 +91,6 @@ event_log<element> parallel_elements(const trace& t, const std::vector<std::uint
       [&](const diagnostic& e) { out.emplace_back(e); }, eo, o);
   if (st) *st = s;
   return out;
-}
-
-// A consumer of one segment (decode_*_by_segment): what it saw, in order.
-template <class Item>
-struct recorder {
-  event_log<Item> seen;
-  void operator()(const Item& x) { seen.emplace_back(x); }
-  void operator()(const diagnostic& d) { seen.emplace_back(d); }
-};
-template <class Item>
-event_log<Item> concatenated(const std::vector<recorder<Item>>& parts) {
-  event_log<Item> all;
-  for (const recorder<Item>& r : parts) all.insert(all.end(), r.seen.begin(), r.seen.end());
-  return all;
 }
 
 // The first place two logs differ (their size if one is a prefix of the other).
@@ -412,21 +394,4 @@ TEST_CASE("split points: an A-Sync that a Trace Info follows, about segment_byte
   }
 }
 
-int main(int argc, char** argv) {
-  const char* env = std::getenv("TRACECODEC_CONFORMANCE_DIR");
-  g_dir = env ? env : "../shared/conformance/ete";
-  const char* req = std::getenv("TRACECODEC_REQUIRE_CONFORMANCE");
-  const bool required = req && std::string(req) == "1";
-  if (!fs::is_directory(fs::path(g_dir) / "snapshots")) {
-    if (required) {
-      std::printf("FAILED: conformance corpus not found at %s (TRACECODEC_REQUIRE_CONFORMANCE=1)\n",
-                  g_dir.c_str());
-      return 1;
-    }
-    std::printf("SKIPPED: conformance corpus not found at %s; set TRACECODEC_CONFORMANCE_DIR\n",
-                g_dir.c_str());
-    return 77;
-  }
-  doctest::Context ctx(argc, argv);
-  return ctx.run();
-}
+int main(int argc, char** argv) { return test::conformance_main(argc, argv, g_dir); }

@@ -55,6 +55,102 @@ struct compressor_options {
   std::uint32_t sync_interval = 0;
 };
 
+namespace detail {
+
+// The highest set bit of x (x != 0).
+constexpr unsigned top_bit(std::uint32_t x) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  return 31u - static_cast<unsigned>(__builtin_clz(x));
+#else
+  unsigned t = 31;
+  while (((x >> t) & 1u) == 0) --t;
+  return t;
+#endif
+}
+
+// The longest atom packet (D5.41-D5.46) that can end with the last of `have` atoms, have >= 1,
+// from those atoms (the oldest in bit 0, the last in bit have - 1; at most 24 are needed).
+constexpr unsigned longest_atom_packet(std::uint32_t w, unsigned have) noexcept {
+  unsigned l = have < 3 ? have : 3;  // formats 1-3: any pattern
+  if (have >= 4) {
+    const std::uint32_t b = w >> (have - 4);
+    if (b == 0b1110 || b == 0 || b == 0b1010 || b == 0b0101) l = 4;  // format 4
+  }
+  if (have >= 5) {
+    const std::uint32_t b = w >> (have - 5);
+    if (b == 0b11110 || b == 0 || b == 0b01010 || b == 0b10101) l = 5;  // format 5
+  }
+  // Format 6: E^(l-1) then any atom, 4 <= l <= 24: the E atoms in a row before the last.
+  const unsigned below = have - 1;
+  const std::uint32_t n = ~w & ((1u << below) - 1u);  // the N atoms among them
+  const unsigned run = n == 0 ? below : below - 1 - top_bit(n);
+  if (run + 1 >= 4 && run + 1 > l) l = run + 1;
+  return l;
+}
+
+// The shortest packing of up to packed_atoms atoms, worked out at compile time by the same
+// rule as compressor::emit_atoms (packets found from the end, longest first): entry
+// (1 << n) | bits, for n atoms with the oldest in bit 0 of bits, holds the packets' headers
+// in stream order. Most atoms go out a few at a time, between addresses; this spares them the
+// search. (Not in the compact form: 2 KB of table.)
+inline constexpr unsigned packed_atoms = 8;
+struct atom_packing {
+  std::uint8_t count = 0;      // packets
+  std::uint8_t header[3] = {};  // 8 atoms take at most 3 (formats 1-3 carry any 3)
+};
+struct atom_packing_table {
+  atom_packing entry[2u << packed_atoms];
+};
+constexpr atom_packing_table make_atom_packings() noexcept {
+  atom_packing_table t{};
+  for (unsigned n = 1; n <= packed_atoms; ++n)
+    for (std::uint32_t bits = 0; bits < (1u << n); ++bits) {
+      unsigned ends[packed_atoms] = {}, k = 0;
+      for (unsigned i = n; i > 0; i -= longest_atom_packet(bits & ((1u << i) - 1u), i)) ends[k++] = i;
+      atom_packing& e = t.entry[(1u << n) | bits];
+      e.count = static_cast<std::uint8_t>(k);
+      for (unsigned j = 0, from = 0; j < k; ++j) {
+        const unsigned to = ends[k - 1 - j], l = to - from;
+        e.header[j] = static_cast<std::uint8_t>(atom_header_for(static_cast<std::uint8_t>(l), (bits >> from) & ((1u << l) - 1u)));
+        from = to;
+      }
+    }
+  return t;
+}
+inline constexpr atom_packing_table atom_packings = make_atom_packings();
+
+// Checked against a second way: each entry's packets decode (the decoder's atom headers,
+// atom_entry) to exactly its atoms, and no packing has fewer packets (a search over every
+// packing, each atom packet one byte).
+constexpr bool atom_packings_shortest() noexcept {
+  for (unsigned n = 1; n <= packed_atoms; ++n)
+    for (std::uint32_t bits = 0; bits < (1u << n); ++bits) {
+      const atom_packing& e = atom_packings.entry[(1u << n) | bits];
+      unsigned from = 0;
+      for (unsigned j = 0; j < e.count; ++j) {
+        const header_entry h = atom_entry(e.header[j]);
+        if (h.atom_count == 0 || from + h.atom_count > n) return false;
+        if (h.atoms != ((bits >> from) & ((1u << h.atom_count) - 1u))) return false;
+        from += h.atom_count;
+      }
+      if (from != n) return false;
+      unsigned fewest[packed_atoms + 1] = {};  // fewest packets for atoms [0, i)
+      for (unsigned i = 1; i <= n; ++i) {
+        fewest[i] = ~0u;
+        for (unsigned l = 1; l <= i; ++l) {
+          const std::uint32_t part = (bits >> (i - l)) & ((1u << l) - 1u);
+          if (atom_header_for(static_cast<std::uint8_t>(l), part) >= 0 && fewest[i - l] + 1 < fewest[i])
+            fewest[i] = fewest[i - l] + 1;
+        }
+      }
+      if (e.count != fewest[n]) return false;
+    }
+  return true;
+}
+static_assert(atom_packings_shortest());
+
+}  // namespace detail
+
 // Staging: bytes of the staging buffer (the push/drain form); 0 for a compressor that only
 // writes to a compressor_output.
 template <class Config = runtime_config, std::size_t Staging = 1024>
@@ -378,33 +474,9 @@ class compressor {
   // the (at most) 24 atoms before it: atom i - have in bit 0, atom i - 1 in bit have - 1.
   constexpr unsigned longest_ending_at(unsigned i) const noexcept {
     const unsigned have = i < 24 ? i : 24;
-    const std::uint32_t w = atom_bits(i - have, have);
-    unsigned l = have < 3 ? have : 3;  // formats 1-3: any pattern
-    if (have >= 4) {
-      const std::uint32_t b = w >> (have - 4);
-      if (b == 0b1110 || b == 0 || b == 0b1010 || b == 0b0101) l = 4;  // format 4
-    }
-    if (have >= 5) {
-      const std::uint32_t b = w >> (have - 5);
-      if (b == 0b11110 || b == 0 || b == 0b01010 || b == 0b10101) l = 5;  // format 5
-    }
-    // Format 6: E^(l-1) then any atom, 4 <= l <= 24: the E atoms in a row before atom i - 1.
-    const unsigned below = have - 1;
-    const std::uint32_t n = ~w & ((1u << below) - 1u);  // the N atoms among them
-    const unsigned run = n == 0 ? below : below - 1 - top_bit(n);
-    if (run + 1 >= 4 && run + 1 > l) l = run + 1;
-    return l;
+    return detail::longest_atom_packet(atom_bits(i - have, have), have);
   }
-  // The highest and lowest set bit of x (x != 0).
-  static constexpr unsigned top_bit(std::uint32_t x) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    return 31u - static_cast<unsigned>(__builtin_clz(x));
-#else
-    unsigned t = 31;
-    while (((x >> t) & 1u) == 0) --t;
-    return t;
-#endif
-  }
+  // The lowest set bit of x (x != 0).
   static constexpr unsigned low_bit(std::uint32_t x) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
     return static_cast<unsigned>(__builtin_ctz(x));
@@ -424,6 +496,11 @@ class compressor {
   // (one bit per atom marks where a packet ends), then the packets go out in order.
   constexpr void emit_atoms(unsigned n) noexcept {
     if (n == 0) return;
+    if (!tracecodec::detail::compact && n <= detail::packed_atoms) {
+      const detail::atom_packing& e = detail::atom_packings.entry[(1u << n) | atom_bits(0, n)];
+      for (unsigned j = 0; j < e.count; ++j) put_atoms(e.header[j]);
+      return emitted_atoms(n);
+    }
     std::uint32_t ends[max_atoms / 32 + 1];
     for (std::uint32_t& w : ends) w = 0;
     for (unsigned i = n; i > 0; i -= longest_ending_at(i))
@@ -444,6 +521,10 @@ class compressor {
       put_atoms(detail::atom_header_for(static_cast<std::uint8_t>(l), bits));
       from = to;
     }
+    emitted_atoms(n);
+  }
+  // Atoms [0, n) are out: the rest move down.
+  constexpr void emitted_atoms(unsigned n) noexcept {
     p0_emitted(n);
     for (unsigned i = n; i < natoms_; ++i) set_atom(i - n, atom_at(i));
     natoms_ -= n;

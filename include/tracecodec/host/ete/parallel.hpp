@@ -4,7 +4,7 @@
 // threads, each from its own A-Sync. The consumer gets exactly what the serial decode gives
 // (packets, or elements with or without resolution), in stream order, one call at a time; or
 // each segment's share goes to a consumer of its own (the *_by_segment forms, program flow
-// among them: detail::flow_run says how its segments join).
+// among them: detail::flow_session says how its segments join).
 //
 // Why a segment's output is the serial one. A Trace Info resets everything the packet and
 // stage-1 layers carry (D9.2.6.2), and with SPEC 0 and TSTATE 0 an idle resolver carries
@@ -125,6 +125,42 @@ std::vector<split_point> find_split_points(const decoder<Config>& fresh, const s
 
 namespace detail {
 
+// Where the segments are: segment k is [bounds[k], bounds[k + 1]); its own decoder starts at
+// lead[k] (the A-Sync before it; 0 for the first).
+struct segment_plan {
+  std::vector<std::size_t> bounds, lead;
+  segment_plan(const std::vector<split_point>& splits, std::size_t size) {
+    bounds.push_back(0);
+    lead.push_back(0);
+    for (const split_point& p : splits) {
+      bounds.push_back(p.offset);
+      lead.push_back(p.async_offset);
+    }
+    bounds.push_back(size);
+  }
+  std::size_t count() const { return bounds.size() - 1; }
+};
+
+inline unsigned thread_count(const options& o) {
+  return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+// work() on the calling thread and on `threads - 1` more; a thread that cannot be started
+// means fewer threads (the caller's at least does the work), not std::terminate.
+template <class Work>
+void on_threads(unsigned threads, Work&& work) {
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back([&work] { work(); });
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  work();
+  for (std::thread& t : pool) t.join();
+}
+
 // One decode over segments. Session: a layer's decoder (decoder or element_reader) with how
 // to make one, decode a chunk, end the session, and whether it sits where a split point joins.
 template <class Reader, class Item, class Session, class OnItem, class OnError>
@@ -132,32 +168,16 @@ class run {
  public:
   run(const Session& s, const std::uint8_t* data, std::size_t size,
       const std::vector<split_point>& splits, const options& o, OnItem& on_item, OnError& on_error)
-      : s_(s), data_(data), on_item_(on_item), on_error_(on_error), chunk_(o.chunk_bytes ? o.chunk_bytes : 1) {
-    bounds_.push_back(0);
-    lead_.push_back(0);
-    for (const split_point& p : splits) {
-      bounds_.push_back(p.offset);
-      lead_.push_back(p.async_offset);
-    }
-    bounds_.push_back(size);
-    segs_.resize(bounds_.size() - 1);
+      : s_(s), data_(data), on_item_(on_item), on_error_(on_error), chunk_(o.chunk_bytes ? o.chunk_bytes : 1),
+        plan_(splits, size), bounds_(plan_.bounds), lead_(plan_.lead) {
+    segs_.resize(plan_.count());
     st_.segments = segs_.size();
-    threads_ = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+    threads_ = thread_count(o);
     ahead_ = o.ahead ? o.ahead : 2 * threads_;
   }
 
   stats go() {
-    std::vector<std::thread> pool;
-    const unsigned extra = static_cast<unsigned>(std::min<std::size_t>(threads_, segs_.size())) - 1;
-    for (unsigned t = 0; t < extra; ++t) {
-      try {
-        pool.emplace_back([this] { work(); });
-      } catch (const std::system_error&) {
-        break;  // no more threads: the ones there are (the caller's at least) do the work
-      }
-    }
-    work();
-    for (std::thread& t : pool) t.join();
+    on_threads(static_cast<unsigned>(std::min<std::size_t>(threads_, segs_.size())), [this] { work(); });
     // Every segment delivered: the decoder of the last one ends the session.
     s_.end(*carried_, on_item_, on_error_);
     return st_;
@@ -346,8 +366,9 @@ class run {
   std::size_t chunk_;
   unsigned threads_ = 1;
   std::size_t ahead_ = 2;
-  std::vector<std::size_t> bounds_;  // segment k is [bounds_[k], bounds_[k + 1])
-  std::vector<std::size_t> lead_;    // where segment k's own decoder starts (its A-Sync)
+  segment_plan plan_;
+  const std::vector<std::size_t>& bounds_;  // segment k is [bounds_[k], bounds_[k + 1])
+  const std::vector<std::size_t>& lead_;    // where segment k's own decoder starts (its A-Sync)
   std::vector<segment> segs_;
   std::unique_ptr<Reader> carried_;  // the serial decode's decoder at front_'s start
   std::mutex m_;
@@ -378,6 +399,11 @@ struct packet_session {
     d.decode_end(on_packet, on_error);
   }
   bool joins(const decoder<Config>& d) const { return d.between_packets(); }
+  // A segment's own output starts at its split point (what joins() checks is all there is).
+  using reader = decoder<Config>;
+  struct mark {};
+  bool find_join(reader&, const std::uint8_t*, std::size_t&, std::size_t, mark&) const { return true; }
+  bool same(const reader&, const mark&) const { return true; }
 };
 
 template <class Config, std::size_t Capacity>
@@ -404,52 +430,108 @@ struct element_session {
   bool joins(const reader& r) const {
     return opt.resolve ? r.between_packets() : r.packets().between_packets();
   }
+  struct mark {};
+  bool find_join(reader&, const std::uint8_t*, std::size_t&, std::size_t, mark&) const { return true; }
+  bool same(const reader&, const mark&) const { return true; }
+};
+
+// Program flow. The analysis keeps its address and context across a Trace Info (D9.5.9), so a
+// segment's own analysis cannot join at its split point: it joins later, at the first place
+// where it is fully synchronized (find_join). There the analysis of the segment before, which
+// decodes on up to that place, must be in the same state (same(): flow_analyzer::same_analysis,
+// the element layers having been between two packets at the split point, joins()). What lies
+// between the split point and the join point goes to the segment before's consumer.
+template <class Config, std::size_t CacheBlocks, std::size_t Capacity>
+struct flow_session {
+  using flow = flow_decoder<Config, CacheBlocks, Capacity>;
+  using analyzer = flow_analyzer<Config, CacheBlocks>;
+  registers regs;
+  const program_image& image;
+  flow_options fo;
+  // A decoder with an image of its own (an image caches its last lookup: not shared between
+  // threads).
+  struct reader {
+    std::unique_ptr<program_image> image;
+    std::unique_ptr<flow> decoder;
+  };
+  using mark = std::unique_ptr<analyzer>;  // the segment's own analysis at its join point
+  std::unique_ptr<reader> make(std::size_t at) const {
+    auto r = std::make_unique<reader>();
+    r->image = std::make_unique<program_image>(image);
+    if constexpr (Config::is_fixed) r->decoder = std::make_unique<flow>(*r->image, fo);
+    else r->decoder = std::make_unique<flow>(regs, *r->image, fo);
+    r->decoder->reset_at(at);
+    return r;
+  }
+  template <class P, class E>
+  void decode(reader& r, const std::uint8_t* p, std::size_t n, P& on_flow, E& on_error) const {
+    r.decoder->decode_part(p, n, on_flow, on_error);
+  }
+  template <class P, class E>
+  void end(reader& r, P& on_flow, E& on_error) const {
+    r.decoder->decode_end(on_flow, on_error);
+  }
+  bool joins(const reader& r) const { return r.decoder->between_packets(); }
+  // The join point: a byte at a time from pos until the analysis is synchronized, between two
+  // packets (a short stretch: the address and context after the Trace Info). False if the
+  // segment has none.
+  bool find_join(reader& r, const std::uint8_t* data, std::size_t& pos, std::size_t to, mark& m) const {
+    auto drop = [](const auto&) {};
+    while (pos < to && !(r.decoder->analysis().synchronized() && r.decoder->between_packets())) {
+      r.decoder->decode_part(data + pos, 1, drop, drop);
+      ++pos;
+    }
+    if (pos == to) return false;
+    m = std::make_unique<analyzer>(r.decoder->analysis());
+    return true;
+  }
+  bool same(const reader& r, const mark& m) const {
+    return r.decoder->between_packets() && r.decoder->analysis().same_analysis(*m);
+  }
 };
 
 
-// Each segment to a consumer of its own (decode_packets_by_segment): no buffering, no
-// hand-over; a segment whose split point does not join is decoded again, to a fresh copy of
-// the consumer, by the decoder of the segment before it.
-template <class Reader, class Session, class Consumer>
+// Each segment to a consumer of its own (the *_by_segment forms): no buffering, no hand-over.
+// Segment k's own decoder starts at its A-Sync; its output goes to the k-th consumer from its
+// join point on (the split point, or later for flow: Session::find_join). When its turn comes,
+// the decoder of the segment before (carried_, the serial decode's) decodes on up to the join
+// point, into the consumer before, and must then be where segment k's own decoder was
+// (Session::joins at the split point, Session::same at the join point); if so, segment k's
+// decoder carries on. If not, carried_ decodes the segment again, to a fresh copy of the
+// consumer.
+template <class Session, class Consumer>
 class segment_run {
+  using reader = typename Session::reader;
+  using mark = typename Session::mark;
+
  public:
   segment_run(const Session& s, const std::uint8_t* data, std::size_t size,
               const std::vector<split_point>& splits, const options& o, const Consumer& prototype)
-      : s_(s), data_(data), proto_(prototype) {
-    bounds_.push_back(0);
-    lead_.push_back(0);
-    for (const split_point& p : splits) {
-      bounds_.push_back(p.offset);
-      lead_.push_back(p.async_offset);
-    }
-    bounds_.push_back(size);
-    const std::size_t n = bounds_.size() - 1;
+      : s_(s), data_(data), proto_(prototype), plan_(splits, size) {
+    const std::size_t n = plan_.count();
+    segs_.resize(n);
     out_.assign(n, prototype);
-    ends_.resize(n);
-    done_.assign(n, false);
     st_.segments = n;
-    threads_ = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+    threads_ = thread_count(o);
     window_ = o.ahead ? o.ahead : 2 * threads_;
   }
 
   std::vector<Consumer> go(stats* st) {
-    std::vector<std::thread> pool;
-    const unsigned extra = static_cast<unsigned>(std::min<std::size_t>(threads_, out_.size())) - 1;
-    for (unsigned t = 0; t < extra; ++t) {
-      try {
-        pool.emplace_back([this] { work(); });
-      } catch (const std::system_error&) {
-        break;  // no more threads: the ones there are (the caller's at least) do the work
-      }
-    }
-    work();
-    for (std::thread& t : pool) t.join();
+    on_threads(static_cast<unsigned>(std::min<std::size_t>(threads_, out_.size())), [this] { work(); });
     s_.end(*carried_, out_.back(), out_.back());  // the session's end: the last segment's
     if (st) *st = st_;
     return std::move(out_);
   }
 
  private:
+  struct segment {
+    bool done = false;
+    std::unique_ptr<reader> own;  // its decoder at its end, until verified
+    bool found = false;           // it has a join point
+    std::size_t join = 0;         // where its own output began
+    mark at_join{};               // its decoder's state there (Session::same)
+  };
+
   void work() {
     for (;;) {
       std::size_t k;
@@ -469,172 +551,12 @@ class segment_run {
           verifying_ = true;
         }
       }
+      const std::size_t from = plan_.bounds[k], to = plan_.bounds[k + 1];
       // The consumer works on a copy on this thread's stack: the copies in out_ share cache
       // lines, which two threads writing at once would pass back and forth.
       Consumer c = proto_;
       if (in_turn) {
-        s_.decode(*carried_, data_ + bounds_[k], bounds_[k + 1] - bounds_[k], c, c);
-        out_[k] = std::move(c);
-        std::unique_lock<std::mutex> lock(m_);
-        done_[k] = true;
-        verified_ = k + 1;
-        verify(lock);
-        continue;
-      }
-      std::unique_ptr<Reader> r = s_.make(lead_[k]);
-      if (k != 0) {  // the A-Sync before the segment (see run::process)
-        auto drop = [](const auto&) {};
-        s_.decode(*r, data_ + lead_[k], bounds_[k] - lead_[k], drop, drop);
-      }
-      s_.decode(*r, data_ + bounds_[k], bounds_[k + 1] - bounds_[k], c, c);
-      out_[k] = std::move(c);
-      std::unique_lock<std::mutex> lock(m_);
-      ends_[k] = std::move(r);
-      done_[k] = true;
-      if (verified_ == k && !verifying_) {
-        verifying_ = true;
-        verify(lock);
-      }
-    }
-  }
-
-  // With m_ held and verifying_ set: the segments from verified_ on that are done, in order.
-  // One whose split point does not join is decoded again by carried_ (m_ released meanwhile).
-  void verify(std::unique_lock<std::mutex>& lock) {
-    while (verified_ < out_.size() && done_[verified_]) {
-      const std::size_t k = verified_;
-      if (ends_[k]) {  // decoded on its own
-        if (k == 0 || s_.joins(*carried_)) {
-          carried_ = std::move(ends_[k]);
-          backoff_ = 0;
-        } else {
-          ++st_.rejoined;
-          backoff_ = backoff_ == 0 ? 1 : std::min<std::size_t>(2 * backoff_, 64);
-          calm_until_ = std::max(calm_until_, claim_ + backoff_);
-          ends_[k].reset();
-          lock.unlock();
-          Consumer c = proto_;
-          s_.decode(*carried_, data_ + bounds_[k], bounds_[k + 1] - bounds_[k], c, c);
-          out_[k] = std::move(c);
-          lock.lock();
-        }
-      }
-      verified_ = k + 1;
-    }
-    verifying_ = false;
-    cv_.notify_all();
-  }
-
-  const Session& s_;
-  const std::uint8_t* data_;
-  const Consumer& proto_;
-  unsigned threads_ = 1;
-  std::vector<std::size_t> bounds_, lead_;
-  std::vector<Consumer> out_;
-  std::vector<std::unique_ptr<Reader>> ends_;  // a segment's decoder at its end, until verified
-  std::vector<bool> done_;
-  std::unique_ptr<Reader> carried_;  // the serial decode's decoder at verified_'s start
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::size_t claim_ = 0, verified_ = 0, calm_until_ = 0, backoff_ = 0, window_ = 2;
-  bool verifying_ = false;
-  stats st_{};
-};
-
-
-// Program flow, each segment to a consumer of its own (decode_flow_by_segment). The analysis
-// keeps its address and context across a Trace Info (D9.5.9), so a segment's own analysis
-// cannot join at its split point: it joins later, at the first place where it is fully
-// synchronized (its join point). There the analysis of the segment before, which decodes on
-// up to that place, must be in the same state (flow_analyzer::same_analysis, the element
-// layers having been between two packets at the split point). What lies between the split
-// point and the join point goes to the segment before's consumer.
-template <class Config, std::size_t CacheBlocks, std::size_t Capacity, class Consumer>
-class flow_run {
-  using flow = flow_decoder<Config, CacheBlocks, Capacity>;
-  using analyzer = flow_analyzer<Config, CacheBlocks>;
-
- public:
-  flow_run(const registers& regs, const program_image& image, const flow_options& fo,
-           const std::uint8_t* data, std::size_t size, const std::vector<split_point>& splits,
-           const options& o, const Consumer& prototype)
-      : regs_(regs), image_(image), fo_(fo), data_(data), proto_(prototype) {
-    bounds_.push_back(0);
-    lead_.push_back(0);
-    for (const split_point& p : splits) {
-      bounds_.push_back(p.offset);
-      lead_.push_back(p.async_offset);
-    }
-    bounds_.push_back(size);
-    const std::size_t n = bounds_.size() - 1;
-    segs_.resize(n);
-    out_.assign(n, prototype);
-    st_.segments = n;
-    threads_ = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-    window_ = o.ahead ? o.ahead : 2 * threads_;
-  }
-
-  std::vector<Consumer> go(stats* st) {
-    std::vector<std::thread> pool;
-    const unsigned extra = static_cast<unsigned>(std::min<std::size_t>(threads_, out_.size())) - 1;
-    for (unsigned t = 0; t < extra; ++t) {
-      try {
-        pool.emplace_back([this] { work(); });
-      } catch (const std::system_error&) {
-        break;  // no more threads: the ones there are (the caller's at least) do the work
-      }
-    }
-    work();
-    for (std::thread& t : pool) t.join();
-    carried_->decoder->decode_end(out_.back(), out_.back());
-    if (st) *st = st_;
-    return std::move(out_);
-  }
-
- private:
-  // A decoder with an image of its own (an image caches its last lookup: not shared between
-  // threads).
-  struct session {
-    std::unique_ptr<program_image> image;
-    std::unique_ptr<flow> decoder;
-  };
-  struct segment {
-    bool done = false;
-    session own;                         // its decoder at its end, until verified
-    std::unique_ptr<analyzer> at_join;   // its analysis at the join point
-    std::size_t join = 0;                // the join point (0: none found)
-  };
-
-  session make(std::size_t at) const {
-    session s;
-    s.image = std::make_unique<program_image>(image_);
-    if constexpr (Config::is_fixed) s.decoder = std::make_unique<flow>(*s.image, fo_);
-    else s.decoder = std::make_unique<flow>(regs_, *s.image, fo_);
-    s.decoder->reset_at(at);
-    return s;
-  }
-
-  void work() {
-    for (;;) {
-      std::size_t k;
-      bool in_turn;
-      {
-        std::unique_lock<std::mutex> lock(m_);
-        // At most window_ segments past the last one checked (memory: each keeps its decoder
-        // until it is checked).
-        cv_.wait(lock, [&] { return claim_ == out_.size() || claim_ < verified_ + window_; });
-        if (claim_ == out_.size()) return;
-        k = claim_++;
-        in_turn = k < calm_until_;
-        if (in_turn) {
-          cv_.wait(lock, [&] { return verified_ == k && !verifying_; });
-          verifying_ = true;
-        }
-      }
-      const std::size_t from = bounds_[k], to = bounds_[k + 1];
-      Consumer c = proto_;  // on this thread's stack (see segment_run)
-      if (in_turn) {
-        carried_->decoder->decode_part(data_ + from, to - from, c, c);
+        s_.decode(*carried_, data_ + from, to - from, c, c);
         out_[k] = std::move(c);
         std::unique_lock<std::mutex> lock(m_);
         segs_[k].done = true;
@@ -643,26 +565,22 @@ class flow_run {
         continue;
       }
       segment& g = segs_[k];
-      session own = make(lead_[k]);
-      auto drop = [](const auto&) {};
-      if (k != 0) own.decoder->decode_part(data_ + lead_[k], from - lead_[k], drop, drop);
+      std::unique_ptr<reader> r = s_.make(plan_.lead[k]);
       std::size_t pos = from;
-      if (k != 0) {
-        // The join point: a byte at a time until the analysis is synchronized, between two
-        // packets (a short stretch: the address and context after the Trace Info).
-        while (pos < to && !(own.decoder->analysis().synchronized() && own.decoder->between_packets())) {
-          own.decoder->decode_part(data_ + pos, 1, drop, drop);
-          ++pos;
-        }
-        if (pos < to) {
-          g.join = pos;
-          g.at_join = std::make_unique<analyzer>(own.decoder->analysis());
-        }
+      bool found = true;
+      mark at_join{};
+      if (k != 0) {  // the A-Sync before the segment (see run::process)
+        auto drop = [](const auto&) {};
+        s_.decode(*r, data_ + plan_.lead[k], from - plan_.lead[k], drop, drop);
+        found = s_.find_join(*r, data_, pos, to, at_join);
       }
-      if (k == 0 || g.join != 0) own.decoder->decode_part(data_ + pos, to - pos, c, c);
+      if (found) s_.decode(*r, data_ + pos, to - pos, c, c);
       out_[k] = std::move(c);
       std::unique_lock<std::mutex> lock(m_);
-      g.own = std::move(own);
+      g.own = std::move(r);
+      g.found = found;
+      g.join = pos;
+      g.at_join = std::move(at_join);
       g.done = true;
       if (verified_ == k && !verifying_) {
         verifying_ = true;
@@ -671,14 +589,15 @@ class flow_run {
     }
   }
 
-  // As segment_run::verify: the done segments from verified_ on, in order.
+  // With m_ held and verifying_ set: the segments from verified_ on that are done, in order
+  // (m_ released while carried_ decodes).
   void verify(std::unique_lock<std::mutex>& lock) {
     while (verified_ < out_.size() && segs_[verified_].done) {
       const std::size_t k = verified_;
       segment& g = segs_[k];
-      if (g.own.decoder) {  // decoded on its own
+      if (g.own) {  // decoded on its own
         if (k == 0) {
-          carried_ = std::make_unique<session>(std::move(g.own));
+          carried_ = std::move(g.own);
         } else {
           lock.unlock();
           const bool joined = join(k);
@@ -691,8 +610,8 @@ class flow_run {
             calm_until_ = std::max(calm_until_, claim_ + backoff_);
           }
         }
-        g.own = session{};
-        g.at_join.reset();
+        g.own.reset();
+        g.at_join = mark{};
       }
       verified_ = k + 1;
     }
@@ -700,38 +619,36 @@ class flow_run {
     cv_.notify_all();
   }
 
-  // Segment k (k > 0), decoded on its own, against the serial analysis (carried_, at its split
+  // Segment k (k > 0), decoded on its own, against the serial decode (carried_, at its split
   // point). Joined: the stretch up to the join point goes to segment k - 1's consumer, and
   // segment k's decoder carries on. Not: carried_ decodes the segment (out_[k] again).
   bool join(std::size_t k) {
     segment& g = segs_[k];
-    const std::size_t from = bounds_[k], to = bounds_[k + 1];
-    flow& serial = *carried_->decoder;
-    if (g.join != 0 && serial.between_packets()) {
-      serial.decode_part(data_ + from, g.join - from, out_[k - 1], out_[k - 1]);
-      if (serial.between_packets() && serial.analysis().same_analysis(*g.at_join)) {
-        carried_ = std::make_unique<session>(std::move(g.own));
+    const std::size_t from = plan_.bounds[k], to = plan_.bounds[k + 1];
+    reader& serial = *carried_;
+    if (g.found && s_.joins(serial)) {
+      if (g.join != from) s_.decode(serial, data_ + from, g.join - from, out_[k - 1], out_[k - 1]);
+      if (s_.same(serial, g.at_join)) {
+        carried_ = std::move(g.own);
         return true;
       }
       out_[k] = proto_;
-      serial.decode_part(data_ + g.join, to - g.join, out_[k], out_[k]);
+      s_.decode(serial, data_ + g.join, to - g.join, out_[k], out_[k]);
       return false;
     }
     out_[k] = proto_;
-    serial.decode_part(data_ + from, to - from, out_[k], out_[k]);
+    s_.decode(serial, data_ + from, to - from, out_[k], out_[k]);
     return false;
   }
 
-  registers regs_;
-  const program_image& image_;
-  flow_options fo_;
+  const Session& s_;
   const std::uint8_t* data_;
   const Consumer& proto_;
+  segment_plan plan_;
   unsigned threads_ = 1;
-  std::vector<std::size_t> bounds_, lead_;
   std::vector<segment> segs_;
   std::vector<Consumer> out_;
-  std::unique_ptr<session> carried_;  // the serial decode's decoder at verified_'s start
+  std::unique_ptr<reader> carried_;  // the serial decode's decoder at verified_'s start
   std::mutex m_;
   std::condition_variable cv_;
   std::size_t claim_ = 0, verified_ = 0, calm_until_ = 0, backoff_ = 0, window_ = 2;
@@ -790,8 +707,7 @@ std::vector<Consumer> decode_packets_by_segment(const registers& regs, const std
   const std::vector<split_point> splits =
       o.threads == 1 ? std::vector<split_point>{}
                      : find_split_points(*s.make(0), data, size, o.segment_bytes, false);
-  detail::segment_run<decoder<Config>, detail::packet_session<Config>, Consumer> r(
-      s, data, size, splits, o, prototype);
+  detail::segment_run<detail::packet_session<Config>, Consumer> r(s, data, size, splits, o, prototype);
   return r.go(st);
 }
 
@@ -807,9 +723,8 @@ std::vector<Consumer> decode_elements_by_segment(const registers& regs, const st
   const std::vector<split_point> splits =
       o.threads == 1 ? std::vector<split_point>{}
                      : find_split_points(s.make(0)->packets(), data, size, o.segment_bytes, eo.resolve);
-  detail::segment_run<element_reader<Config, Capacity>, detail::element_session<Config, Capacity>,
-                      Consumer>
-      r(s, data, size, splits, o, prototype);
+  detail::segment_run<detail::element_session<Config, Capacity>, Consumer> r(s, data, size, splits, o,
+                                                                            prototype);
   return r.go(st);
 }
 
@@ -819,7 +734,7 @@ std::vector<Consumer> decode_elements_by_segment(const registers& regs, const st
 // has one, is called from several threads) and its own block cache, cold at each segment's
 // start. The consumers come back in stream order and together saw the serial decode; the
 // k-th one's share begins where segment k's own analysis joined the serial one (see
-// detail::flow_run), not at the split point.
+// detail::flow_session), not at the split point.
 template <class Config = runtime_config, std::size_t CacheBlocks = 4096,
           std::size_t Capacity = default_resolution_capacity<Config>(), class Consumer>
 std::vector<Consumer> decode_flow_by_segment(const registers& regs, const program_image& image,
@@ -833,8 +748,9 @@ std::vector<Consumer> decode_flow_by_segment(const registers& regs, const progra
     else d = std::make_unique<decoder<Config>>(regs);
     splits = find_split_points(*d, data, size, o.segment_bytes, true);
   }
-  detail::flow_run<Config, CacheBlocks, Capacity, Consumer> r(regs, image, fo, data, size, splits, o,
-                                                              prototype);
+  const detail::flow_session<Config, CacheBlocks, Capacity> s{regs, image, fo};
+  detail::segment_run<detail::flow_session<Config, CacheBlocks, Capacity>, Consumer> r(s, data, size, splits, o,
+                                                                                       prototype);
   return r.go(st);
 }
 
