@@ -501,6 +501,25 @@ class compressor {
       for (unsigned j = 0; j < e.count; ++j) put_atoms(e.header[j]);
       return emitted_atoms(n);
     }
+    if constexpr (!tracecodec::detail::compact) {
+      // Longer runs: each packet's header is made as the search finds it (from the end), then
+      // the headers go out in stream order. (The compact form marks the packets' ends in a
+      // few words instead: a firmware stack has no room for max_atoms bytes.)
+      std::uint8_t headers[max_atoms];
+      unsigned k = max_atoms;
+      for (unsigned i = n; i > 0;) {
+        const unsigned have = i < 24 ? i : 24;
+        const std::uint32_t w = atom_bits(i - have, have);
+        const unsigned l = detail::longest_atom_packet(w, have);
+        const std::uint32_t bits = w >> (have - l);
+        headers[--k] = l <= detail::packed_atoms
+                           ? detail::atom_packings.entry[(1u << l) | bits].header[0]
+                           : static_cast<std::uint8_t>(detail::atom_header_for(static_cast<std::uint8_t>(l), bits));
+        i -= l;
+      }
+      for (; k < max_atoms; ++k) put_atoms(headers[k]);
+      return emitted_atoms(n);
+    }
     std::uint32_t ends[max_atoms / 32 + 1];
     for (std::uint32_t& w : ends) w = 0;
     for (unsigned i = n; i > 0; i -= longest_ending_at(i))
