@@ -409,12 +409,14 @@ void opencsd_deformat(benchmark::State& state, const formatted_capture* c) {
 // as BM_ete_decode's and BM_ete_elements' do; the parallel decode must give the serial
 // decode's sum and count, or the benchmark fails.
 const std::size_t parallel_bytes = mib_from_env("TRACECODEC_BENCH_PARALLEL_MIB", 64);
-const corpus& parallel_corpus(const std::string& name) {
-  static std::unique_ptr<corpus> held;  // one at a time: 64 MiB each
+// The corpus `name` at parallel_bytes, from load(size, only): one at a time (64 MiB each).
+template <class Corpus, class Load>
+const Corpus& parallel_corpus(const std::string& name, Load load) {
+  static std::unique_ptr<Corpus> held;
   if (!held || held->name != name) {
     held.reset();
-    std::vector<corpus> v = bench::load_corpora(parallel_bytes, name.c_str());
-    held = std::make_unique<corpus>(std::move(v.at(0)));
+    std::vector<Corpus> v = load(parallel_bytes, name.c_str());
+    held = std::make_unique<Corpus>(std::move(v.at(0)));
   }
   return *held;
 }
@@ -427,7 +429,7 @@ struct segment_sum {
 };
 template <bool Elements, bool BySegment = false>
 void parallel_decode(benchmark::State& state, const corpus* small) {
-  const corpus& c = parallel_corpus(small->name);
+  const corpus& c = parallel_corpus<corpus>(small->name, bench::load_corpora);
   const auto threads = static_cast<unsigned>(state.range(0));
   std::uint64_t want_acc = 0, want_n = 0;
   auto serial = [&](std::uint64_t& acc, std::uint64_t& n) {
@@ -487,13 +489,7 @@ struct flow_sum {
   void operator()(const diagnostic&) noexcept {}
 };
 void parallel_flow(benchmark::State& state, const flow_corpus* small) {
-  static std::unique_ptr<flow_corpus> held;  // one at a time: 64 MiB each
-  if (!held || held->name != small->name) {
-    held.reset();
-    std::vector<flow_corpus> v = bench::load_flow_corpora(parallel_bytes, small->name.c_str());
-    held = std::make_unique<flow_corpus>(std::move(v.at(0)));
-  }
-  const flow_corpus& c = *held;
+  const flow_corpus& c = parallel_corpus<flow_corpus>(small->name, bench::load_flow_corpora);
   const auto threads = static_cast<unsigned>(state.range(0));
   program_image image(c.regions().data(), c.regions().size());
   flow_options fo;
