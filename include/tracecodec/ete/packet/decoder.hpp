@@ -214,7 +214,6 @@ class decoder {
     // The compact form (firmware) keeps the packet in the decoder, not on the stack.
     packet local{};
     packet& p = tracecodec::detail::compact ? scratch_ : local;
-    bool atom_only = false;  // p holds an atom packet: every field but the atom ones is zero
     for (;;) {
       // Hot loop: synchronized, nothing carried over, a whole packet surely in the input.
       // Anything unusual (errors, A-Sync runs, the input's tail) goes through next(). The
@@ -228,36 +227,40 @@ class decoder {
         const std::uint8_t* const end = end_;
         std::uint64_t pos = pos_, packets = 0;
         std::uint32_t ztail = zero_tail_;
-        // Ends an inline-decoded packet (p) whose payload ends at q. Each fast path keeps its
-        // own consumer call: merged into one, the loop measured slower.
-        auto step_to = [&](const std::uint8_t* q) TRACECODEC_HOT_LAMBDA {
-          p.offset = pos;
+        // Ends a packet x of the fast paths whose payload ends at q: its place, the cursor,
+        // and the consumer's call.
+        auto emit = [&](packet& x, const std::uint8_t* q) TRACECODEC_HOT_LAMBDA {
           const auto n = static_cast<std::uint32_t>(q - cur);
-          p.size = n;
+          x.offset = pos;
+          x.size = n;
           ztail = q[-1] == 0 ? tail_zeros(cur, n, ztail) : 0;
           cur = q;
           pos += n;
           ++packets;
+          on_packet(static_cast<const packet&>(x));
         };
         // Packets here are at most 32 bytes long; a bound computed once keeps the test to one
         // compare.
         const std::uint8_t* const limit = end - cur >= 32 ? end - 31 : cur;
+        // The fast paths' packets: one each for one-byte packets, target addresses, timestamps,
+        // Q and counts, zeroed here once, each path writing only its own fields.
+        // Not p: the general parser and next() take p's address, so an inlined consumer would
+        // reload every field of p for each packet; these never leave the loop but by const
+        // reference, so an inlined consumer reads their untouched fields as the constant zero.
+        packet one{}, ap{}, tp{}, qp{}, cp{};
+        one.size = 1;
+        tp.kind = packet_kind::timestamp;
         while (cur < limit) {
           const header_entry& he = table()[*cur];
           if (he.plain) {  // atoms (most of real trace, D9.2.10) and one-byte markers
             if (split && he.atom_count) {
               if constexpr (split) on_atoms(pos, he.atoms, he.atom_count);
             } else {
-              if (!atom_only) {  // only the atom fields differ between one-byte packets
-                p = packet{};
-                p.size = 1;
-                atom_only = true;
-              }
-              p.offset = pos;
-              p.kind = he.kind;
-              p.atoms = he.atoms;
-              p.atom_count = he.atom_count;
-              on_packet(static_cast<const packet&>(p));
+              one.offset = pos;
+              one.kind = he.kind;
+              one.atoms = he.atoms;
+              one.atom_count = he.atom_count;
+              on_packet(static_cast<const packet&>(one));
             }
             ++cur;
             ++pos;
@@ -265,61 +268,74 @@ class decoder {
             ztail = 0;  // the header byte is not zero
             continue;
           }
-          atom_only = false;
-          if (he.op == payload_op::timestamp && !(he.flags & packet_flag::has_count)) {
-            // Timestamp without COUNT (D5.9), the bulk of timestamp-heavy trace: inline,
-            // without the general parser's dispatch.
-            const std::uint8_t* q = cur + 1;
-            std::uint64_t ts = 0;
-            std::uint8_t len = 0;
-            if (detail::read_leb_unchecked(q, detail::leb_ts(cfg().ts_max_bytes()), ts, len) ==
-                detail::read_status::ok) {
+          switch (he.op) {
+            case payload_op::timestamp: {
+              // Timestamp without COUNT (D5.9), the bulk of timestamp-heavy trace: inline,
+              // without the general parser's dispatch.
+              if (he.flags & packet_flag::has_count) break;
+              const std::uint8_t* q = cur + 1;
+              std::uint64_t ts = 0;
+              std::uint8_t len = 0;
+              if (detail::read_leb_unchecked(q, detail::leb_ts(cfg().ts_max_bytes()), ts, len) !=
+                  detail::read_status::ok)
+                break;
               const std::uint64_t mask = detail::leb_mask(len);
               st_.timestamp = (st_.timestamp & ~mask) | (ts & mask);
-              p = packet{};
-              p.kind = packet_kind::timestamp;
-              p.timestamp = st_.timestamp;
-              p.value_bytes = len;
-              step_to(q);
-              on_packet(static_cast<const packet&>(p));
+              tp.timestamp = st_.timestamp;
+              tp.value_bytes = len;
+              emit(tp, q);
               continue;
             }
-          }
-          if (he.op == payload_op::addr_short || he.op == payload_op::addr_exact) {
-            // Short and exact-match target addresses (D9.2.14.4-6), the most common packets
-            // after atoms: inline, as above.
-            p = packet{};
-            p.kind = he.kind;
-            const std::uint8_t* q = cur + 1;
-            address_entry a;
-            if (he.op == payload_op::addr_exact) {
-              a = st_.history.entry[he.aux];
-              p.index = he.aux;
-            } else {
-              a = short_address(q, static_cast<isa>(he.aux), st_.history.entry[0].address, p);
+            case payload_op::addr_short:
+            case payload_op::addr_exact:
+            case payload_op::addr_32:
+            case payload_op::addr_64: {
+              // Target addresses without context (D9.2.14.4-7), the most common packets after
+              // atoms.
+              const std::uint8_t* q = cur + 1;
+              const address_entry a = target_address(he, q, ap);
+              st_.history.add(a.address, a.sub_isa);
+              ap.address = a.address;
+              ap.sub_isa = a.sub_isa;
+              emit(ap, q);
+              continue;
             }
-            st_.history.add(a.address, a.sub_isa);
-            p.address = a.address;
-            p.sub_isa = a.sub_isa;
-            step_to(q);
-            on_packet(static_cast<const packet&>(p));
-            continue;
+            case payload_op::q_short:
+            case payload_op::q_exact:
+            case payload_op::q_32: {  // Q (D9.2.11.1): an address, then the count
+              const std::uint8_t* q = cur + 1;
+              const address_entry a = target_address(he, q, qp);
+              if (!fast_count(he, q, qp)) break;
+              st_.history.add(a.address, a.sub_isa);
+              qp.address = a.address;
+              qp.sub_isa = a.sub_isa;
+              emit(qp, q);
+              continue;
+            }
+            case payload_op::leb_count:  // Commit, Cancel format 1 (D5.35, D5.36)
+            {
+              const std::uint8_t* q = cur + 1;
+              if (!fast_count(he, q, cp)) break;
+              emit(cp, q);
+              continue;
+            }
+            default: break;
           }
           zero_tail_ = ztail;  // parse() reads it for an A-Sync
-          const parse_result r = parse<false>(cur, end, pos, p);
+          packet gp;  // as the fast paths' packets: not p, whose address next() takes
+          const parse_result r = parse<false>(cur, end, pos, gp);
           if (r.status != parse_status::ok) break;
-          ztail = tail_zeros(cur, r.size, ztail);
+          ztail = cur[r.size - 1] == 0 ? tail_zeros(cur, r.size, ztail) : 0;
           cur += r.size;
           pos += r.size;
           ++packets;
-          on_packet(static_cast<const packet&>(p));
+          on_packet(static_cast<const packet&>(gp));
         }
         cur_ = cur;
         pos_ = pos;
         stats_.packets += packets;
         zero_tail_ = ztail;
       }
-      atom_only = false;
       const decode_status s = next(p);
       if (s == decode_status::packet)
         on_packet(static_cast<const packet&>(p));
@@ -871,6 +887,53 @@ class decoder {
     out.addr_bytes = static_cast<std::uint8_t>(bytes);
     q += bytes;
     return {(last & ~mask) | v, s};
+  }
+
+  // The hot loop's address forms (no context): the address of header he's payload at q (q
+  // advanced past it), its encoding in x's kind, index and addr_bytes. Unchecked: the loop
+  // has 32 bytes. The history is the caller's to update. read_address() computes the same;
+  // this switch of the context-free forms alone measured faster on the address-heavy
+  // corpora (bench/README.md, "Packet decode: the fast paths' own packets").
+  TRACECODEC_HOT constexpr address_entry target_address(const header_entry& he, const std::uint8_t*& q,
+                                                        packet& x) const noexcept {
+    const isa s = static_cast<isa>(he.aux);
+    const std::uint64_t last = st_.history.entry[0].address;
+    x.kind = he.kind;
+    x.index = 0;
+    x.addr_bytes = 0;
+    switch (he.op) {
+      case payload_op::addr_short:
+      case payload_op::q_short: return short_address(q, s, last, x);
+      case payload_op::addr_exact:
+      case payload_op::q_exact: x.index = he.aux; return st_.history.entry[he.aux];
+      case payload_op::addr_32:
+      case payload_op::q_32: {  // address<63:32> unchanged
+        const std::uint64_t v = detail::read_long_address(q, s, false);
+        q += 4;
+        return {(last & ~std::uint64_t{0xffffffffu}) | v, s};
+      }
+      default: {  // addr_64
+        const std::uint64_t v = detail::read_long_address(q, s, true);
+        q += 8;
+        return {v, s};
+      }
+    }
+  }
+  // The hot loop's 32-bit counts (COMMIT, CANCEL, Q COUNT) into x, with header he's fields;
+  // false for what the general parser must report (an overlong field, CANCEL 0: D5.36).
+  TRACECODEC_HOT static constexpr bool fast_count(const header_entry& he, const std::uint8_t*& q,
+                                                  packet& x) noexcept {
+    std::uint64_t n = 0;
+    std::uint8_t len = 0;
+    if (detail::read_leb_unchecked(q, detail::leb32, n, len) != detail::read_status::ok) return false;
+    if (n == 0 && he.kind == packet_kind::cancel_f1) return false;
+    x.kind = he.kind;
+    x.atoms = he.atoms;
+    x.atom_count = he.atom_count;
+    x.flags = he.flags;
+    x.count = static_cast<std::uint32_t>(n);
+    x.value_bytes = len;
+    return true;
   }
 
   // ContextBytes (D9.2.14.9): EL, NSE (RME), SF, NS, then VMID and CONTEXTID when V and C say.
