@@ -192,13 +192,14 @@ void packets(const Tag& t, reader& r) {
 
 // ---- elements -------------------------------------------------------------------------------
 
-template <class Tag>
-std::unique_ptr<compressor<typename Tag::config_type>> make_compressor(const Tag& t,
-                                                                            compressor_options o) {
+template <class Tag, detail::compressor_paths Paths = detail::compressor_paths::lean>
+std::unique_ptr<compressor<typename Tag::config_type, 1024, Paths>> make_compressor(
+    const Tag& t, compressor_options o) {
+  using C = compressor<typename Tag::config_type, 1024, Paths>;
   if constexpr (Tag::fixed)
-    return std::make_unique<compressor<typename Tag::config_type>>(o);
+    return std::make_unique<C>(o);
   else
-    return std::make_unique<compressor<runtime_config>>(t.regs, o);
+    return std::make_unique<C>(t.regs, o);
 }
 
 template <class Tag>
@@ -258,21 +259,41 @@ void elements(const Tag& t, reader& r) {
   // bytes and the same errors as a push() each. Both drain only when the staging buffer is
   // full: an Event merges into the Event packet before it only while that packet is still in
   // the staging buffer (README, Limitations), so the drains above may have changed the bytes.
-  std::vector<std::uint8_t> one_out, many_out;
-  std::vector<std::pair<std::size_t, error_code>> one_errors, many_errors;
+  // And a push() each through the general path alone (no lean paths): the same again.
+  std::vector<std::uint8_t> one_out, many_out, general_out;
+  std::vector<std::pair<std::size_t, error_code>> one_errors, many_errors, general_errors;
   auto one = make_compressor(t, opt);
   auto many = make_compressor(t, opt);
+  auto general = make_compressor<Tag, detail::compressor_paths::general>(t, opt);
   auto drain_into = [&](auto& comp, std::vector<std::uint8_t>& to) {
     while (const std::size_t n = comp->drain(chunk, sizeof chunk)) to.insert(to.end(), chunk, chunk + n);
   };
-  for (std::size_t i = 0; i < pushed.size(); ++i) {
-    error_code e = one->push(pushed[i]);
-    if (e == error_code::buffer_too_small) {
-      drain_into(one, one_out);
-      e = one->push(pushed[i]);
+  // finish() and the last drains; its error recorded at index pushed.size().
+  auto finish_into = [&](auto& comp, std::vector<std::uint8_t>& to,
+                         std::vector<std::pair<std::size_t, error_code>>& errors) {
+    error_code f = comp->finish(om & 4u);
+    if (f == error_code::buffer_too_small) {
+      drain_into(comp, to);
+      f = comp->finish(om & 4u);
     }
-    if (e != error_code::ok) one_errors.emplace_back(i, e);
-  }
+    taken(f);
+    if (f != error_code::ok) errors.emplace_back(pushed.size(), f);
+    drain_into(comp, to);
+  };
+  auto push_each = [&](auto& comp, std::vector<std::uint8_t>& to,
+                       std::vector<std::pair<std::size_t, error_code>>& errors) {
+    for (std::size_t i = 0; i < pushed.size(); ++i) {
+      error_code e = comp->push(pushed[i]);
+      if (e == error_code::buffer_too_small) {
+        drain_into(comp, to);
+        e = comp->push(pushed[i]);
+      }
+      if (e != error_code::ok) errors.emplace_back(i, e);
+    }
+    finish_into(comp, to, errors);
+  };
+  push_each(one, one_out, one_errors);
+  push_each(general, general_out, general_errors);
   for (std::size_t i = 0, k = 0; i < pushed.size(); ++k) {
     const std::size_t n = 1 + (k * 37 + om) % 64;
     const auto res = many->push(pushed.data() + i, std::min(n, pushed.size() - i));
@@ -283,18 +304,11 @@ void elements(const Tag& t, reader& r) {
     else if (res.error != error_code::ok)
       many_errors.emplace_back(i - 1, res.error);
   }
-  for (auto* comp : {one.get(), many.get()}) {
-    std::vector<std::uint8_t>& to = comp == one.get() ? one_out : many_out;
-    error_code f = comp->finish(om & 4u);
-    if (f == error_code::buffer_too_small) {
-      while (const std::size_t n = comp->drain(chunk, sizeof chunk)) to.insert(to.end(), chunk, chunk + n);
-      f = comp->finish(om & 4u);
-    }
-    taken(f);
-    while (const std::size_t n = comp->drain(chunk, sizeof chunk)) to.insert(to.end(), chunk, chunk + n);
-  }
+  finish_into(many, many_out, many_errors);
   FUZZ_CHECK(many_errors == one_errors);
   FUZZ_CHECK(many_out == one_out);
+  FUZZ_CHECK(general_errors == one_errors);
+  FUZZ_CHECK(general_out == one_out);
 }
 
 // ---- legal PE behaviour ---------------------------------------------------------------------

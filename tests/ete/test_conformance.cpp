@@ -236,6 +236,24 @@ TEST_CASE("element compressor: every buffer re-encodes to equal elements, never 
         CHECK(comp->finish(true) == error_code::ok);
         drain();
         CHECK(out == r.bytes);
+        // The general path alone (no lean paths, test_compressor.cpp) writes the same bytes.
+        using general_compressor = compressor<runtime_config, 1024, detail::compressor_paths::general>;
+        auto general = std::make_unique<general_compressor>(buf.regs, opt);
+        std::vector<std::uint8_t> general_out;
+        auto drain_general = [&] {
+          while (const std::size_t n = general->drain(chunk, sizeof chunk))
+            general_out.insert(general_out.end(), chunk, chunk + n);
+        };
+        for (const element& e : runs.elements) {
+          if (general->push(e) == error_code::buffer_too_small) {
+            drain_general();
+            general->push(e);
+          }
+        }
+        drain_general();
+        CHECK(general->finish(true) == error_code::ok);
+        drain_general();
+        CHECK(general_out == r.bytes);
       }
       CHECK(r.bytes.size() <= buf.data.size());
       ++buffers;

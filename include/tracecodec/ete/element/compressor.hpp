@@ -152,9 +152,19 @@ static_assert(atom_packings_shortest());
 }  // namespace detail
 
 // Staging: bytes of the staging buffer (the push/drain form); 0 for a compressor that only
-// writes to a compressor_output.
-template <class Config = runtime_config, std::size_t Staging = 1024>
+// writes to a compressor_output. Paths: leave as is (detail::compressor_paths::general is the
+// reference the tests compare the lean paths with).
+template <class Config = runtime_config, std::size_t Staging = 1024,
+          detail::compressor_paths Paths = detail::compressor_paths::lean>
 class compressor {
+  // The lean paths: the commonest elements (atoms, target addresses, timestamps, cycle counts,
+  // one-byte packets) written straight to bytes by the encoder's write_*() functions, and,
+  // while nothing but atoms and a target address is held back, without take()'s checks.
+  // Everything else, and what they refuse, goes the general way: a packet built (fresh()),
+  // checked and encoded. Not in the compact form (firmware size).
+  static constexpr bool lean =
+      !tracecodec::detail::compact && Paths == detail::compressor_paths::lean;
+
  public:
   static constexpr std::size_t staging_size = Staging;
   static constexpr std::size_t max_element_bytes = 320;  // worst case one push() can produce
@@ -189,7 +199,7 @@ class compressor {
   constexpr const config& cfg() const noexcept { return enc_.cfg(); }
   // Bytes written and not yet drained (or handed to the sink).
   constexpr std::size_t pending() const noexcept { return len_; }
-  constexpr std::uint64_t bytes_out() const noexcept { return total_; }
+  constexpr std::uint64_t bytes_out() const noexcept { return total(); }
   // ok, or why nothing can be compressed: the configuration (invalid_config), or an output
   // buffer below compressor_output::min_size or without a sink (buffer_too_small).
   constexpr error_code status() const noexcept { return status_; }
@@ -209,10 +219,10 @@ class compressor {
         !(has_cancel_ | has_discard_ | has_q_ | skip_tf_ | has_ctx_ | has_target_)) {
       if (e.p0 && opt_.input == input_kind::stage1) in_depth_ += p0_weight(e);
       append_atoms(e);
-    } else {
+    } else if (!take_lean(e)) {
       take(e);
     }
-    if (opt_.sync_interval && total_ - last_sync_ >= opt_.sync_interval) periodic_sync();
+    if (opt_.sync_interval && total() - last_sync_ >= opt_.sync_interval) periodic_sync();
     return err_;
   }
 
@@ -277,6 +287,7 @@ class compressor {
     for (std::size_t i = 0; i < n; ++i) out[i] = b[i];
     for (std::size_t i = n; i < len_; ++i) b[i - n] = b[i];
     len_ -= n;
+    drained_ += n;
     return n;
   }
 
@@ -298,7 +309,7 @@ class compressor {
     return error_code::ok;
   }
   TRACECODEC_FLAT constexpr error_code committed_end() noexcept {
-    if (opt_.sync_interval && total_ - last_sync_ >= opt_.sync_interval) periodic_sync<false>();
+    if (opt_.sync_interval && total() - last_sync_ >= opt_.sync_interval) periodic_sync<false>();
     return err_;
   }
   constexpr error_code push_committed(const element& e) noexcept {
@@ -360,6 +371,7 @@ class compressor {
   }
   constexpr void hand_over() noexcept {
     out_.sink(out_.context, out_.buffer, len_);
+    drained_ += len_;
     len_ = 0;
   }
   // Where the next packet goes, with room for any (encoder::room_bytes): a full chunk goes to
@@ -385,10 +397,8 @@ class compressor {
   constexpr void note(error_code e) noexcept {
     if (err_ == error_code::ok) err_ = e;
   }
-  constexpr void advance(std::size_t n) noexcept {
-    len_ += n;
-    total_ += n;
-  }
+  constexpr void advance(std::size_t n) noexcept { len_ += n; }
+  constexpr std::uint64_t total() const noexcept { return drained_ + len_; }
   // The 12-byte A-Sync (D5.4), written here: no packet built, and put() calls no put().
   constexpr void put_async() noexcept {
     std::uint8_t* const o = room();
@@ -497,6 +507,9 @@ class compressor {
   constexpr void emit_atoms(unsigned n) noexcept {
     if (n == 0) return;
     if (!tracecodec::detail::compact && n <= detail::packed_atoms) {
+      if constexpr (lean) {
+        if (n == natoms_) return put_packed_atoms();
+      }
       const detail::atom_packing& e = detail::atom_packings.entry[(1u << n) | atom_bits(0, n)];
       for (unsigned j = 0; j < e.count; ++j) put_atoms(e.header[j]);
       return emitted_atoms(n);
@@ -517,7 +530,18 @@ class compressor {
                            : static_cast<std::uint8_t>(detail::atom_header_for(static_cast<std::uint8_t>(l), bits));
         i -= l;
       }
-      for (; k < max_atoms; ++k) put_atoms(headers[k]);
+      if constexpr (lean) {
+        while (k < max_atoms) {  // up to 16 packets per room() (at least 32 bytes there)
+          std::uint8_t* const o = next_room();
+          if (o == nullptr) break;
+          const unsigned m = max_atoms - k < 16 ? max_atoms - k : 16;
+          for (unsigned j = 0; j < m; ++j) o[j] = headers[k + j];
+          advance(m);
+          k += m;
+        }
+      } else {
+        for (; k < max_atoms; ++k) put_atoms(headers[k]);
+      }
       return emitted_atoms(n);
     }
     std::uint32_t ends[max_atoms / 32 + 1];
@@ -666,6 +690,15 @@ class compressor {
     return true;
   }
   constexpr void put_target(const element& t) noexcept {
+    if constexpr (lean) {
+      const address_choice c = choose_address(t.address, t.sub_isa);
+      std::uint8_t* const o = next_room();
+      if (o == nullptr) return;
+      if (const unsigned n = enc_.write_target(o, t.address, t.sub_isa, c.form, c.index, c.bytes)) {
+        advance(n);
+        return;
+      }
+    }
     target_packet(t);
     put(pk_);
   }
@@ -738,7 +771,7 @@ class compressor {
     if (!cfg().cidsize) c.ctx.context_id = 0;
     if (!cfg().vmidsize) c.ctx.vmid = 0;
     put(c);
-    last_sync_ = total_;
+    last_sync_ = total();
   }
 
   // ---- the element dispatch ----------------------------------------------------------
@@ -853,6 +886,69 @@ class compressor {
     in_depth_ = n > in_depth_ ? 0 : in_depth_ - n;
   }
 
+  // take() for the commonest elements while nothing but atoms and a target address is held
+  // back: the same steps, without its tests for what is not held. False: not taken (take()).
+  constexpr bool take_lean(const element& e) noexcept {
+    using K = element_kind;
+    if constexpr (!lean) {
+      return false;
+    } else {
+      if (has_cancel_ | has_discard_ | has_q_ | skip_tf_ | has_ctx_) return false;
+      switch (e.kind) {
+        case K::atom:
+        case K::target_address:
+        case K::timestamp:
+        case K::cycle_count:
+        case K::trace_on: break;
+        case K::timestamp_marker:
+          if (!has_kind(packet_kind::timestamp_marker)) return false;
+          break;
+        default: return false;
+      }
+      if (e.p0 && opt_.input == input_kind::stage1) in_depth_ += p0_weight(e);
+      if (e.kind == K::atom) {
+        if (has_target_) put_held_target();
+        append_atoms(e);
+        return true;
+      }
+      if (natoms_ != 0) {  // flush_atoms(), a few atoms (the usual case) without its call
+        if (natoms_ <= detail::packed_atoms)
+          put_packed_atoms();
+        else
+          emit_atoms(natoms_);
+      }
+      if (has_target_) put_held_target();
+      switch (e.kind) {
+        case K::target_address: hold_target(e); break;
+        case K::timestamp: add_timestamp(e); break;
+        case K::cycle_count: put_cycle_count(e); break;
+        case K::trace_on: put_single(packet_kind::trace_on); break;
+        default: put_single(packet_kind::timestamp_marker); break;
+      }
+      return true;
+    }
+  }
+
+  // flush_pending() with only a target address held.
+  constexpr void put_held_target() noexcept {
+    has_target_ = false;
+    put_target(target_);
+  }
+  // emit_atoms(natoms_) for 1 to detail::packed_atoms atoms: their packets from the table.
+  constexpr void put_packed_atoms() noexcept {
+    const unsigned n = natoms_;
+    const detail::atom_packing& e =
+        detail::atom_packings.entry[(1u << n) | (abits_[0] & ((1u << n) - 1u))];
+    if (std::uint8_t* const o = next_room()) {
+      o[0] = e.header[0];
+      o[1] = e.header[1];
+      o[2] = e.header[2];
+      advance(e.count);
+    }
+    p0_emitted(n);
+    natoms_ = 0;
+  }
+
   constexpr void take(const element& e) noexcept {
     using K = element_kind;
     if (e.kind == K::commit) {  // paid by implied commits, Cycle Count packets or a Commit
@@ -937,7 +1033,7 @@ class compressor {
     flush_pending();
     switch (e.kind) {
       case K::trace_info: add_trace_info(e); return;
-      case K::trace_on: put(fresh(packet_kind::trace_on)); return;
+      case K::trace_on: put_single(packet_kind::trace_on); return;
       case K::exception_return:  // ETMv4 only
         if (!has_kind(packet_kind::exception_return)) return refuse();
         put(fresh(packet_kind::exception_return));
@@ -951,7 +1047,7 @@ class compressor {
       case K::timestamp: add_timestamp(e); return;
       case K::timestamp_marker:
         if (!has_kind(packet_kind::timestamp_marker)) return refuse();
-        put(fresh(packet_kind::timestamp_marker));
+        put_single(packet_kind::timestamp_marker);
         return;
       case K::cycle_count: put_cycle_count(e); return;
       case K::source_address: {
@@ -1038,7 +1134,7 @@ class compressor {
     flush_pending();
     switch (e.kind) {
       case K::trace_info: add_trace_info(e); break;
-      case K::trace_on: put(fresh(packet_kind::trace_on)); break;
+      case K::trace_on: put_single(packet_kind::trace_on); break;
       case K::timestamp: add_timestamp(e); break;
       case K::cycle_count: put_cycle_count(e); break;
       default: add_event(e); break;
@@ -1057,7 +1153,7 @@ class compressor {
   constexpr std::size_t take_atoms(const element* elements, std::size_t i, std::size_t count) noexcept {
     if (status() != error_code::ok || (out_.buffer == nullptr && Staging - len_ < push_room) ||
         (has_cancel_ | has_discard_ | has_q_ | skip_tf_ | has_ctx_ | has_target_) ||
-        (opt_.sync_interval && total_ - last_sync_ >= opt_.sync_interval))
+        (opt_.sync_interval && total() - last_sync_ >= opt_.sync_interval))
       return i;
     unsigned n = natoms_;
     std::uint32_t depth = in_depth_;
@@ -1067,7 +1163,20 @@ class compressor {
     std::uint64_t word = abits_[w] & ((std::uint32_t{1} << o) - 1u);
     for (; i < count; ++i) {
       const element& e = elements[i];
-      if (e.kind != element_kind::atom || e.count > 32) break;
+      if (e.kind != element_kind::atom) break;
+      if (e.count == 0) {  // a single atom, as a resolver without atom runs gives them all
+        if (n == max_atoms) break;
+        word |= std::uint64_t{e.taken} << o;
+        if (stage1 && e.p0) ++depth;
+        ++n;
+        if (++o == 32) {
+          abits_[w++] = static_cast<std::uint32_t>(word);
+          word = 0;
+          o = 0;
+        }
+        continue;
+      }
+      if (e.count > 32) break;
       const unsigned k = atom_count(e);
       if (n + k > max_atoms) break;
       const std::uint32_t bits = e.count ? (k == 32 ? e.atom_bits : e.atom_bits & ((1u << k) - 1u))
@@ -1102,7 +1211,19 @@ class compressor {
   }
   constexpr void add_target(const element& e) noexcept {
     if (has_target_) flush_pending();
-    target_ = e;
+    hold_target(e);
+  }
+  // What is read of a held target: its address, isa and flags (not a whole element's copy).
+  constexpr void hold_target(const element& e) noexcept {
+    if constexpr (tracecodec::detail::compact) {  // less code
+      target_ = e;
+      has_target_ = true;
+      return;
+    }
+    target_.kind = element_kind::target_address;
+    target_.address = e.address;
+    target_.sub_isa = e.sub_isa;
+    target_.flags = e.flags;
     has_target_ = true;
   }
   constexpr void add_exception(const element& e) noexcept {
@@ -1149,9 +1270,16 @@ class compressor {
     put(p);
     t_ = tx;
     cc_ = cc;
-    last_sync_ = total_;
+    last_sync_ = total();
   }
   constexpr void add_timestamp(const element& e) noexcept {
+    if constexpr (lean) {
+      if (!e.is(element_flag::has_cycles)) {
+        std::uint8_t* const o = next_room();
+        if (o == nullptr) return;
+        if (const unsigned n = enc_.write_timestamp(o, e.timestamp)) return advance(n);
+      }
+    }
     packet& p = fresh(packet_kind::timestamp);
     p.timestamp = e.timestamp;
     if (e.is(element_flag::has_cycles)) {
@@ -1163,7 +1291,7 @@ class compressor {
   constexpr void add_event(const element& e) noexcept {
     // Consecutive events with rising numbers share a packet (D9.2.17.2).
     if (last_event_len_ && len_ >= 1 && (last_event_bits_ >> e.number) == 0 &&
-        last_event_at_ == total_ && e.number < cfg().numevent) {  // only implemented events
+        last_event_at_ == total() && e.number < cfg().numevent) {  // only implemented events
       const std::uint8_t bits = static_cast<std::uint8_t>(last_event_bits_ | (1u << e.number));
       base()[len_ - 1] = static_cast<std::uint8_t>(0x70 | bits);
       last_event_bits_ = bits;
@@ -1174,51 +1302,56 @@ class compressor {
     put(p);
     last_event_len_ = 1;
     last_event_bits_ = p.events;
-    last_event_at_ = total_;
+    last_event_at_ = total();
   }
 
   // Cycle Count packets (D5.26-D5.34): COMMOPT 0 forms carry the commits owed so far.
   constexpr void put_cycle_count(const element& e) noexcept {
+    using K = packet_kind;
     const bool unknown = e.is(element_flag::cycles_unknown);
     const std::uint32_t th = enc_.state().cc_threshold;
     const std::uint32_t v = e.cycles >= th ? e.cycles - th : 0;
-    packet& p = fresh(packet_kind::async);  // its kind follows
-    p.cycles = e.cycles;
-    if (cfg().commopt) {
-      if (unknown) {
-        p.kind = packet_kind::cycle_count_f1_1_unknown;
-        p.flags = packet_flag::cycles_unknown;
-        p.cycles = 0;
-      } else {
-        p.kind = v <= 3 ? packet_kind::cycle_count_f3_1
-                 : v <= 15 ? packet_kind::cycle_count_f2_1
-                           : packet_kind::cycle_count_f1_1;
-      }
-      put(p);
-      return;
-    }
-    const std::uint32_t c = owed();
+    const std::uint32_t c = cfg().commopt ? 0 : owed();
     const std::uint32_t ms = cfg().maxspec;
-    if (unknown) {
-      p.kind = packet_kind::cycle_count_f1_0_unknown;
-      p.flags = packet_flag::cycles_unknown;
-      p.cycles = 0;
-      p.count = c;
-    } else if (c >= 1 && c <= 4 && v <= 3) {
-      p.kind = packet_kind::cycle_count_f3_0;
-      p.count = c;
-    } else if (c >= 1 && c <= 16 && v <= 15) {
-      p.kind = packet_kind::cycle_count_f2_0_small;
-      p.count = c;
-    } else if (c >= 1 && v <= 15 && c + 15 >= ms && c <= ms) {
-      p.kind = packet_kind::cycle_count_f2_0_large;
-      p.count = c;
-    } else {
-      p.kind = packet_kind::cycle_count_f1_0;
-      p.count = c;
-    }
-    put(p);
+    K k;
+    if (cfg().commopt)
+      k = unknown ? K::cycle_count_f1_1_unknown
+          : v <= 3 ? K::cycle_count_f3_1
+          : v <= 15 ? K::cycle_count_f2_1
+                    : K::cycle_count_f1_1;
+    else
+      k = unknown                                          ? K::cycle_count_f1_0_unknown
+          : c >= 1 && c <= 4 && v <= 3                     ? K::cycle_count_f3_0
+          : c >= 1 && c <= 16 && v <= 15                   ? K::cycle_count_f2_0_small
+          : c >= 1 && v <= 15 && c + 15 >= ms && c <= ms ? K::cycle_count_f2_0_large
+                                                           : K::cycle_count_f1_0;
+    put_cycle_count(k, unknown ? 0 : e.cycles, c);
     depth_ -= c;
+  }
+  constexpr void put_cycle_count(packet_kind k, std::uint32_t cycles, std::uint32_t commits) noexcept {
+    const bool unknown = k == packet_kind::cycle_count_f1_0_unknown ||
+                         k == packet_kind::cycle_count_f1_1_unknown;
+    if constexpr (lean) {
+      if (!unknown) {
+        std::uint8_t* const o = next_room();
+        if (o == nullptr) return;
+        if (const unsigned n = enc_.write_cycle_count(o, k, cycles, commits)) return advance(n);
+      }
+    }
+    packet& p = fresh(k);
+    p.cycles = cycles;
+    p.count = commits;
+    if (unknown) p.flags = packet_flag::cycles_unknown;
+    put(p);
+  }
+  // A packet that is its header alone (Trace On, Timestamp Marker).
+  constexpr void put_single(packet_kind k) noexcept {
+    if constexpr (lean) {
+      std::uint8_t* const o = next_room();
+      if (o == nullptr) return;
+      if (enc_.write_single(o, k)) return advance(1);
+    }
+    put(fresh(k));
   }
 
   encoder<Config> enc_{};
@@ -1228,7 +1361,10 @@ class compressor {
   error_code status_ = error_code::ok;
   std::uint8_t buf_[Staging ? Staging : 1]{};
   std::size_t len_ = 0;
-  std::uint64_t total_ = 0;
+  // Bytes drained or handed over: bytes_out() is this plus len_. (Not a second counter that
+  // each packet adds to: GCC adds the two in one vector store, and the next packet's load of
+  // len_ then waits for it, as a store cannot be forwarded to a narrower load.)
+  std::uint64_t drained_ = 0;
   std::uint32_t abits_[max_atoms / 32 + 2]{};  // pending atoms, bit i = atom i, 1 = E
   unsigned natoms_ = 0;
   std::uint32_t depth_ = 0;  // the decoder's speculation depth after what was emitted

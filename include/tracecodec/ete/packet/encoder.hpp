@@ -34,13 +34,25 @@ struct encode_many_result {
   constexpr explicit operator bool() const noexcept { return error == error_code::ok; }
 };
 
+namespace detail {
+// Which ways the element compressor (element/compressor.hpp) may take: its lean paths for the
+// commonest elements (the default), or only the general one that builds a packet and encodes
+// it (the reference the lean paths are tested against).
+enum class compressor_paths : bool { general, lean };
+}  // namespace detail
+
+template <class Config, std::size_t Staging, detail::compressor_paths Paths>
+class compressor;
+
 template <class Config = runtime_config>
 class encoder {
  public:
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
-  constexpr encoder() noexcept {}
-  constexpr explicit encoder(const runtime_config& c) noexcept : conf_(c) {}
-  constexpr explicit encoder(const registers& r) noexcept : conf_(runtime_config(r)) {}
+  constexpr encoder() noexcept { find_headers(); }
+  constexpr explicit encoder(const runtime_config& c) noexcept : conf_(c) { find_headers(); }
+  constexpr explicit encoder(const registers& r) noexcept : conf_(runtime_config(r)) {
+    find_headers();
+  }
 
   constexpr const config& cfg() const noexcept { return conf_.get(); }
   constexpr const stream_state& state() const noexcept { return st_; }
@@ -85,6 +97,123 @@ class encoder {
     apply(p, st_);
     return {static_cast<std::uint32_t>(n), error_code::ok};
   }
+  // ---- Packets whose form the element compressor chose against state() ---------------
+  // Each writes one packet at o (room_bytes there) and updates the state as encode_in_room()
+  // of the same packet would, without a packet struct or build()'s general checks. 0: nothing
+  // written or changed (a header this configuration lacks, a value the form cannot carry);
+  // the compressor then builds the packet, and build() says why. (Private: the caller must have
+  // chosen a form that holds the value against the current state.)
+ private:
+  template <class, std::size_t, detail::compressor_paths>
+  friend class compressor;
+
+  // Target Address without context (D5.47-D5.54) of a, s: form 0 exact match (history entry
+  // `index`), 1 short (`bytes` 1 or 2), 2 32-bit, 3 64-bit.
+  constexpr unsigned write_target(std::uint8_t* o, std::uint64_t a, isa s, int form,
+                                  unsigned index, unsigned bytes) noexcept {
+    std::uint8_t h = headers_.target[form][s == isa::is1];
+    if (h == 0) return 0;
+    if (form == 0)
+      h = static_cast<std::uint8_t>(h | (index & 3u));
+    else if (a & detail::isa_alignment_mask(s))
+      return 0;
+    o[0] = h;
+    unsigned n = 1;
+    if (form == 1) {  // D9.2.14.4
+      const unsigned shift = s == isa::is0 ? 2 : 1;
+      o[1] = static_cast<std::uint8_t>(((a >> shift) & 0x7fu) | (bytes == 2 ? 0x80u : 0u));
+      o[2] = static_cast<std::uint8_t>(a >> (shift + 7));  // a byte past the packet if bytes is 1
+      n += bytes;
+    } else if (form >= 2) {
+      detail::write_long_address(o + 1, a, s, form == 3);
+      n += form == 3 ? 8u : 4u;
+    }
+    st_.history.add(a, s);
+    return n;
+  }
+  // The header of each Target Address form (width, isa) if the configuration has it (for the
+  // exact match, all three indexes), else 0, and the Timestamp header's: found once, not per
+  // packet.
+  constexpr void find_headers() noexcept {
+    if constexpr (!tracecodec::detail::compact) {
+      for (unsigned w = 0; w < 4; ++w)
+        for (unsigned i = 0; i < 2; ++i) {
+          const isa s = i ? isa::is1 : isa::is0;
+          const packet_kind k = address_kind(address_family::target, static_cast<address_width>(w), s);
+          const std::uint8_t h = header_of(k);
+          bool ok = header_ok(h, k);
+          if (w == 0)
+            ok = ok && header_ok(static_cast<std::uint8_t>(h | 1u), k) &&
+                 header_ok(static_cast<std::uint8_t>(h | 2u), k);
+          headers_.target[w][i] = ok ? h : 0;
+        }
+      constexpr packet_kind ts = packet_kind::timestamp;
+      headers_.timestamp = exists(ts) && header_ok(header_of(ts), ts) ? header_of(ts) : 0;
+    }
+  }
+  // Timestamp without COUNT (D5.9), only the low bits that changed (D6.11.5).
+  constexpr unsigned write_timestamp(std::uint8_t* o, std::uint64_t ts) noexcept {
+    if (headers_.timestamp == 0) return 0;
+    const detail::leb_field f = detail::leb_ts(cfg().ts_max_bytes());
+    const std::uint64_t changed = ts ^ st_.timestamp;
+    unsigned len = 1;
+    while (len < f.max_bytes && (changed & ~detail::leb_mask(len)) != 0) ++len;
+    if ((changed & ~detail::leb_mask(len)) != 0) return 0;
+    o[0] = headers_.timestamp;
+    const unsigned n = 1 + detail::write_leb(o + 1, ts & detail::leb_mask(len), len, f);
+    st_.timestamp = ts;
+    return n;
+  }
+  // A packet that is its kind's header alone (Trace On, Timestamp Marker, ...).
+  constexpr unsigned write_single(std::uint8_t* o, packet_kind k) noexcept {
+    const kind_form f = forms_.of[static_cast<unsigned>(k)];
+    if (f.bits != form_bit::single || !exists(k) || !header_ok(f.header, k)) return 0;
+    o[0] = f.header;
+    return 1;
+  }
+  // Cycle Count of known cycles (D5.26-D5.34) in form k, carrying `count` commits in the COMMOPT
+  // 0 forms; the form is one that holds them.
+  constexpr unsigned write_cycle_count(std::uint8_t* o, packet_kind k, std::uint32_t cycles,
+                                       std::uint32_t count) noexcept {
+    using K = packet_kind;
+    // (build() asks for Cycle Count format 2 with COMMOPT 0 by its small form, either form.)
+    if (!exists(k == K::cycle_count_f2_0_large ? K::cycle_count_f2_0_small : k) ||
+        cycles < st_.cc_threshold)
+      return 0;
+    const std::uint32_t v = cycles - st_.cc_threshold;
+    unsigned n = 1;
+    o[0] = header_of(k);
+    switch (k) {
+      case K::cycle_count_f3_0:  // D5.34
+        o[0] = static_cast<std::uint8_t>(o[0] | ((count - 1) << 2) | v);
+        break;
+      case K::cycle_count_f3_1: o[0] = static_cast<std::uint8_t>(o[0] | v); break;
+      case K::cycle_count_f2_0_small:  // D5.31-D5.33
+        o[1] = static_cast<std::uint8_t>(((count - 1) << 4) | v);
+        n = 2;
+        break;
+      case K::cycle_count_f2_0_large:
+        o[1] = static_cast<std::uint8_t>(((count - cfg().maxspec + 15) << 4) | v);
+        n = 2;
+        break;
+      case K::cycle_count_f2_1:
+        o[0] = cycle_count_f2_1_f1;
+        o[1] = static_cast<std::uint8_t>(0xf0u | v);
+        n = 2;
+        break;
+      case K::cycle_count_f1_0:  // D5.27-D5.30
+        n += detail::write_leb(o + n, count, detail::leb_size(count, detail::leb32), detail::leb32);
+        [[fallthrough]];
+      case K::cycle_count_f1_1:
+        if (v >> detail::leb_count.width) return 0;
+        n += detail::write_leb(o + n, v, detail::leb_size(v, detail::leb_count), detail::leb_count);
+        break;
+      default: return 0;
+    }
+    return header_ok(o[0], k) ? n : 0;
+  }
+
+ public:
   template <class Bytes>
   constexpr auto encode(const packet& p, Bytes& out) noexcept
       -> decltype(out.data(), out.size(), encode_result{}) {
@@ -785,6 +914,14 @@ class encoder {
 
   detail::configured<Config> conf_{};
   stream_state st_{};
+  // find_headers()'s answers (0: none); not in the compact form, which has no lean paths.
+  struct lean_headers {
+    std::uint8_t target[4][2]{};
+    std::uint8_t timestamp = 0;
+  };
+  struct no_lean_headers {};
+  [[no_unique_address]] std::conditional_t<tracecodec::detail::compact, no_lean_headers,
+                                           lean_headers> headers_{};
 };
 
 }  // namespace tracecodec::ete
