@@ -698,3 +698,52 @@ TEST_CASE("deformatter batches: null and reserved IDs, data before the first ID 
   CHECK(b.errors[2].first.code == error_code::reserved_id);
   for (int id : b.batch_ids) CHECK(id == 0x05);
 }
+
+TEST_CASE("deformatter batches: the path this build tests") {
+  // coresight-deformatter runs the SSSE3 batch path on x86 (every x86-64 CPU CI runs on has
+  // SSSE3); coresight-deformatter-portable the scalar one. Both are held to the same checks.
+#if defined(TRACECODEC_DEFORMAT_PORTABLE) || !(defined(__x86_64__) || defined(__i386__))
+  CHECK_FALSE(deformatter::simd_batches());
+#else
+  CHECK(deformatter::simd_batches());
+#endif
+  MESSAGE("batch path: " << (deformatter::simd_batches() ? "SSSE3" : "scalar"));
+}
+
+TEST_CASE("deformatter batches: dense interleavings with null and reserved IDs and barriers") {
+  // Sources changing every few bytes, among them the null ID and reserved IDs (their data is
+  // dropped and reported), barriers at random frames, long enough for many 64-frame blocks
+  // of the SSSE3 path and runs carried across them: against the reference bytes, and against
+  // the per-run API (the scalar frame code) for the diagnostics.
+  std::mt19937 rng(9090);
+  std::uint64_t compared = 0;
+  for (int round = 0; round < 120; ++round) {
+    CAPTURE(round);
+    std::vector<std::uint8_t> ids = {static_cast<std::uint8_t>(1 + rng() % 0x6f),
+                                     static_cast<std::uint8_t>(1 + rng() % 0x6f)};
+    if (round % 2 == 0) ids.push_back(0x00);
+    if (round % 3 == 0) ids.push_back(static_cast<std::uint8_t>(0x70 + rng() % 14));
+    std::vector<item> items;
+    while (items.size() < 2000 + rng() % 6000) {
+      const std::uint8_t id = ids[rng() % ids.size()];
+      const std::size_t run = round % 4 == 0 ? 1 + rng() % 300 : 1 + rng() % 12;
+      for (std::size_t k = 0; k < run; ++k) items.push_back({id, static_cast<std::uint8_t>(rng())});
+    }
+    bytes frames = format_frames(items, rng, round % 5 != 0);
+    const bytes barrier = {0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF, 0x7F};
+    for (int b = 0; b < round % 4; ++b) {
+      const std::size_t at = rng() % (frames.size() / 16 + 1) * 16;
+      frames.insert(frames.begin() + static_cast<std::ptrdiff_t>(at), barrier.begin(), barrier.end());
+    }
+    const batch_result b = deformat_batches(frames, frame_format::memory_aligned);
+    CHECK(b.bytes == reference_bytes(frames));
+    check_batches_equal_runs(b, deformat_runs(frames, frame_format::memory_aligned));
+    std::vector<std::size_t> sizes;
+    for (int k = 0; k < 8; ++k) sizes.push_back(1 + rng() % 3000);
+    const batch_result c = deformat_batches(frames, frame_format::memory_aligned, sizes);
+    CHECK(c.bytes == b.bytes);
+    CHECK(c.errors == b.errors);
+    compared += b.bytes.size();
+  }
+  MESSAGE("batches: " << compared << " bytes of 120 dense interleavings equal the reference");
+}

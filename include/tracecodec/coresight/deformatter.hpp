@@ -30,6 +30,10 @@
 
 #include "../detail/error_text.hpp"
 #include "../detail/hot.hpp"
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(TRACECODEC_DEFORMAT_PORTABLE) && \
+    (defined(__x86_64__) || defined(__i386__))
+#include <tmmintrin.h>  // the SSSE3 batch path (TRACECODEC_DEFORMAT_SSSE3 below)
+#endif
 
 namespace tracecodec::coresight {
 
@@ -140,6 +144,13 @@ struct data_batch {
 #else
 #define TRACECODEC_DEFORMAT_BUILTINS 0
 #endif
+// x86: memory-aligned batches through an SSSE3 pass (byte shuffles), chosen at run time; the
+// scalar batch loop is the reference and the path everywhere else.
+#if TRACECODEC_DEFORMAT_BUILTINS && (defined(__x86_64__) || defined(__i386__))
+#define TRACECODEC_DEFORMAT_SSSE3 1
+#else
+#define TRACECODEC_DEFORMAT_SSSE3 0
+#endif
 namespace detail {
 
 // Little-endian words: with the builtins one unaligned load or store (__builtin_memcpy); the
@@ -231,6 +242,93 @@ constexpr unsigned lowest_bit(unsigned v) noexcept {  // v != 0
 #endif
 }
 
+#if TRACECODEC_DEFORMAT_SSSE3
+// Per ID-byte pattern (bit k: byte 2k is an ID byte): the frame's data bytes (bits 0-14, ID
+// bytes out) and how many ID bytes it has.
+struct layout_table {
+  std::uint16_t m[256];
+  std::uint8_t ids[256];
+};
+constexpr layout_table make_layouts() noexcept {
+  layout_table t{};
+  for (unsigned v = 0; v < 256; ++v) {
+    unsigned m = 0x7FFFu, n = 0;
+    for (unsigned k = 0; k < 8; ++k)
+      if ((v >> k) & 1u) {
+        m &= ~(1u << (2 * k));
+        ++n;
+      }
+    t.m[v] = static_cast<std::uint16_t>(m);
+    t.ids[v] = static_cast<std::uint8_t>(n);
+  }
+  return t;
+}
+inline constexpr layout_table frame_layouts = make_layouts();
+
+// n bytes from `from` to `to`, eight at a time (to <= from when they overlap; both buffers
+// have 8 bytes of room after the n).
+constexpr void copy_bytes(std::uint8_t* to, const std::uint8_t* from, std::size_t n) noexcept {
+  for (std::size_t k = 0; k < n; k += 8) store64(to + k, load64(from + k));
+}
+
+// A block of memory-aligned frames unpacked in stream order, whatever their sources (the fast
+// batch path): each frame's data bytes (bit 0 restored, ID bytes closed up) back to back.
+struct frame_block {
+  std::uint8_t bytes[batch_frames * 15 + frame_size];
+  std::uint16_t masks[batch_frames];       // each frame's data bytes (bit b: byte b)
+  std::uint16_t starts[batch_frames + 1];  // where each frame's data bytes begin in `bytes`
+  std::uint8_t with_ids[batch_frames];     // the frames that hold ID bytes, in order
+};
+
+// Byte shuffles: per auxiliary byte, bit k at bit 0 of byte 2k; per ID-byte pattern, the
+// places of the data bytes in order (0x80: a zero byte after them).
+struct alignas(16) shuffle_tables {
+  std::uint8_t aux[256][16];
+  std::uint8_t close_up[256][16];
+};
+constexpr shuffle_tables make_shuffles() noexcept {
+  shuffle_tables t{};
+  for (unsigned v = 0; v < 256; ++v) {
+    for (unsigned k = 0; k < 8; ++k) t.aux[v][2 * k] = static_cast<std::uint8_t>((v >> k) & 1u);
+    unsigned n = 0;
+    for (unsigned b = 0; b < 15; ++b)
+      if (b % 2 != 0 || ((v >> (b / 2)) & 1u) == 0) t.close_up[v][n++] = static_cast<std::uint8_t>(b);
+    while (n < 16) t.close_up[v][n++] = 0x80;
+  }
+  return t;
+}
+inline constexpr shuffle_tables shuffles = make_shuffles();
+
+inline bool have_ssse3() noexcept { return __builtin_cpu_supports("ssse3"); }
+
+// Frames [j, n) of the block from f: the same work for every frame, no branch on what it
+// holds (in dense captures sources change at random frames and places, so such a branch
+// would be mispredicted). A frame with ID bytes is only noted; the batch loop splits it.
+[[gnu::target("ssse3")]] inline void unpack_frames(const std::uint8_t* f, std::size_t j, std::size_t n,
+                                                   frame_block& b, std::size_t& len_out,
+                                                   std::size_t& with_ids_out) noexcept {
+  // In locals: the byte stores below may alias anything, so the references would be reloaded.
+  std::size_t len = len_out, with_ids = with_ids_out;
+  for (; j < n; ++j, f += frame_size) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(f));
+    // Bit 0 of each even byte, as the sign of its 16-bit lane, packed to bits 0-7.
+    const unsigned ids = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_packs_epi16(_mm_slli_epi16(v, 15), _mm_setzero_si128())));
+    const __m128i u = _mm_or_si128(v, _mm_load_si128(reinterpret_cast<const __m128i*>(shuffles.aux[f[15]])));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(b.bytes + len),
+                     _mm_shuffle_epi8(u, _mm_load_si128(reinterpret_cast<const __m128i*>(shuffles.close_up[ids]))));
+    b.with_ids[with_ids] = static_cast<std::uint8_t>(j);
+    with_ids += ids != 0 ? 1u : 0u;
+    b.masks[j] = frame_layouts.m[ids];
+    b.starts[j] = static_cast<std::uint16_t>(len);
+    len += 15u - frame_layouts.ids[ids];
+  }
+  b.starts[n] = static_cast<std::uint16_t>(len);
+  len_out = len;
+  with_ids_out = with_ids;
+}
+#endif
+
 }  // namespace detail
 
 class deformatter {
@@ -239,6 +337,16 @@ class deformatter {
       : format_(f), synced_(f == frame_format::memory_aligned) {}
 
   constexpr frame_format format() const noexcept { return format_; }
+
+  // Whether batches of memory-aligned frames go through the SSSE3 path (x86 whose CPU has
+  // SSSE3, built with GCC or Clang); else the scalar one. Both give the same batches.
+  static bool simd_batches() noexcept {
+#if TRACECODEC_DEFORMAT_SSSE3
+    return detail::have_ssse3();
+#else
+    return false;
+#endif
+  }
 
   // A new stream: no frame alignment (TPIU), no current trace ID, offsets from 0.
   constexpr void reset() noexcept { *this = deformatter(format_); }
@@ -414,6 +522,10 @@ class deformatter {
     std::size_t i = 0;
     if (!complete_split_frame(data, size, i, out, on_error)) return;
     const std::uint64_t base = offset_ - i;  // input offset of data[0]
+#if TRACECODEC_DEFORMAT_SSSE3
+    bool blocks = false;  // (not a const bool: its initializer would count as constant-evaluated)
+    if (!std::is_constant_evaluated()) blocks = detail::have_ssse3();
+#endif
     while (size - i >= frame_size) {
       if (known_ && valid_trace_id(id_)) {
         if (out.frames == batch_frames) out.flush(*this);
@@ -459,6 +571,12 @@ class deformatter {
         i += frame_size * j;
         if (j == n) continue;  // the batch is full, or the input ends
         if (f[0] != 0xFF || !barrier_frame(f)) {  // an ID change: straight to frame_with_ids
+#if TRACECODEC_DEFORMAT_SSSE3
+          if (blocks) {
+            i = change_blocks(data, i, size, base, out, on_error);
+            continue;
+          }
+#endif
           const std::uint64_t w0 = detail::load64(f), w1 = detail::load64(f + 8);
           frame_with_ids(f, base + i, detail::unpacked(w0, w1, f[15]),
                          detail::gather(w0) | detail::gather(w1) << 4, out, on_error);
@@ -466,12 +584,171 @@ class deformatter {
           continue;
         }
       }
+#if TRACECODEC_DEFORMAT_SSSE3
+      else if (blocks) {  // data of no valid source (null ID padding, ...) up to its next ID byte
+        i = change_blocks(data, i, size, base, out, on_error);
+        continue;
+      }
+#endif
       aligned_frame(data + i, base + i, out, on_error);
       i += frame_size;
     }
     offset_ = base + i;
     keep_tail(data, i, size);
   }
+
+#if TRACECODEC_DEFORMAT_SSSE3
+  // A place in a block: in frame `frame` the bytes of `mask`, from (or up to) blk.bytes[at];
+  // for the start of a run, its OpenCSD segment number (data_batch::first_segment).
+  struct cut {
+    std::size_t frame;
+    unsigned mask;
+    std::uint8_t number;
+    std::size_t at;
+  };
+
+  // Batches, x86 with SSSE3, from a frame the batch loop stops at (an ID change, or data of no
+  // valid source): blocks of up to batch_frames frames, each unpacked by detail::unpack_frames
+  // into one buffer in stream order whatever their sources, then cut at the ID bytes of the
+  // frames that have them into a batch per run of a source. The run still open at the end of a
+  // block moves to the start of the next while the source keeps changing; after a block
+  // without a change it goes back into `out` and the batch loop goes on with it (the batch in
+  // `out` on entry, the current source's, is the first block's start). So batches end where the
+  // scalar path ends them. Returns the data index after the last block.
+  template <class OnData, class OnError>
+  constexpr std::size_t change_blocks(const std::uint8_t* data, std::size_t i, std::size_t size,
+                                      std::uint64_t base, batch_out<OnData>& out, OnError& on_error) noexcept {
+    detail::frame_block blk;
+    std::size_t frames = 0, len = 0;  // in blk (the carried run's first)
+    std::uint64_t first_at = base + i;  // input offset of blk's frame 0
+    cut open{0, whole_frame, 0, 0};     // where the current source's run began in blk
+    if (out.frames != 0) {  // the batch loop's batch (the current source's) goes on in blk
+      detail::copy_bytes(blk.bytes, out.bytes, out.size);
+      for (std::size_t j = 0; j < out.frames; ++j) {
+        blk.masks[j] = out.masks[j];
+        blk.starts[j] = 0;  // (read only for frames with ID bytes, which come after)
+      }
+      frames = out.frames;
+      len = out.size;
+      first_at = out.offset;
+      open.number = out.first_segment;
+      out.size = out.frames = 0;
+    }
+    for (;;) {
+      const std::size_t room = batch_frames - frames, left = (size - i) / frame_size;
+      const std::size_t n = frames + (room < left ? room : left);
+      const std::size_t new_from = frames, new_at = i;  // blk frame new_from is data[new_at]
+      std::size_t with_ids = 0;
+      detail::unpack_frames(data + i, frames, n, blk, len, with_ids);
+      i += frame_size * (n - frames);
+      frames = n;
+      bool changed = false;
+      for (std::size_t c = 0; c < with_ids; ++c) {
+        const std::size_t j = blk.with_ids[c];
+        const std::uint8_t* f = data + new_at + frame_size * (j - new_from);
+        const std::uint64_t at = first_at + frame_size * j;
+        if (f[0] == 0xFF && barrier_frame(f)) {  // its bytes are not data: skipped
+          pass_on(blk, open, cut{j, 0, 0, blk.starts[j]}, first_at, out);
+          barrier(at, on_error);
+          open = cut{j + 1, whole_frame, 0, blk.starts[j + 1]};
+          changed = true;
+          continue;
+        }
+        const std::uint64_t w0 = detail::load64(f), w1 = detail::load64(f + 8);
+        const unsigned aux = f[15];
+        unsigned removed = 0;
+        for (unsigned b = detail::gather(w0) | detail::gather(w1) << 4; b != 0; b &= b - 1, ++removed) {
+          const unsigned k = detail::lowest_bit(b), p = 2 * k;
+          const std::uint8_t id = static_cast<std::uint8_t>(f[p] >> 1);
+          if (id == id_ && known_) continue;  // the same source again: its run goes on
+          // aux bit k = 1: the change takes effect after byte 2k + 1 (still the old source's)
+          const unsigned delayed = k < 7 ? (aux >> k) & 1u : 0u;
+          const std::size_t to_at = blk.starts[j] + p - removed + delayed;
+          pass_on(blk, open, cut{j, ((1u << p) - 1u) | delayed << (p + 1), 0, to_at}, first_at, out);
+          // OpenCSD's numbering (as frame_with_ids): the new run begins at this ID byte if the
+          // old source got bytes in this frame, else it takes over that run's number.
+          const std::size_t frame_start = blk.starts[j];
+          const bool took = to_at > (open.at > frame_start ? open.at : frame_start);
+          const std::uint8_t number = took ? static_cast<std::uint8_t>(p) : open.frame == j ? open.number : 0;
+          switch_to(id, at + p, on_error);
+          open = cut{j, ~((2u << (p + delayed)) - 1u), number, to_at};
+          changed = true;
+        }
+      }
+      if (open.frame < frames && (blk.masks[open.frame] & open.mask) == 0)
+        open = cut{open.frame + 1, whole_frame, 0, open.at};  // it begins with the next frame
+      const bool valid = known_ && valid_trace_id(id_);
+      if (!valid) {
+        dropped_ += len - open.at;
+        if (size - i < frame_size) return i;
+        frames = len = 0;
+        first_at = base + i;
+        open = cut{0, whole_frame, 0, 0};
+        continue;
+      }
+      if (changed && size - i >= frame_size && frames - open.frame < batch_frames) {
+        move_run(blk, open, frames, len);  // to the start of the next block
+        first_at += frame_size * open.frame;
+        frames -= open.frame;
+        len -= open.at;
+        open = cut{0, whole_frame, open.number, 0};
+        continue;
+      }
+      if (len > open.at) {  // the open run: to `out`, the batch loop's
+        detail::copy_bytes(out.bytes, blk.bytes + open.at, len - open.at);
+        for (std::size_t j = open.frame; j < frames; ++j) out.masks[j - open.frame] = blk.masks[j];
+        out.masks[0] = static_cast<std::uint16_t>(out.masks[0] & open.mask);
+        out.size = len - open.at;
+        out.frames = frames - open.frame;
+        out.offset = first_at + frame_size * open.frame;
+        out.first_segment = open.number;
+        out.open = false;
+      }
+      return i;
+    }
+  }
+
+  // The open run's bytes, masks (the first one cut to the run) and frame starts moved to the
+  // start of blk.
+  static constexpr void move_run(detail::frame_block& blk, const cut& open, std::size_t frames,
+                                 std::size_t len) noexcept {
+    detail::copy_bytes(blk.bytes, blk.bytes + open.at, len - open.at);
+    for (std::size_t j = 0; j < frames - open.frame; ++j) {
+      blk.masks[j] = blk.masks[open.frame + j];
+      const std::size_t s = blk.starts[open.frame + j];
+      blk.starts[j] = static_cast<std::uint16_t>(s > open.at ? s - open.at : 0);
+    }
+    blk.masks[0] = static_cast<std::uint16_t>(blk.masks[0] & open.mask);
+  }
+
+
+  // The current source's bytes from `from` to `to` in blk: a batch, or counted as dropped.
+  template <class Out>
+  constexpr void pass_on(detail::frame_block& blk, cut from, cut to, std::uint64_t first_at, Out& out) noexcept {
+    if (to.at <= from.at) return;
+    if (!known_ || !valid_trace_id(id_)) {
+      dropped_ += to.at - from.at;
+      return;
+    }
+    if (from.frame == to.frame) to.mask &= from.mask;
+    if ((blk.masks[from.frame] & from.mask) == 0) {  // the run began with the next frame
+      ++from.frame;
+      from.mask = whole_frame;
+      from.number = 0;
+    }
+    if ((blk.masks[to.frame] & to.mask) == 0) {  // it ended with the frame before
+      --to.frame;
+      to.mask = whole_frame;
+    }
+    const std::uint16_t keep_from = blk.masks[from.frame], keep_to = blk.masks[to.frame];
+    blk.masks[to.frame] = static_cast<std::uint16_t>(keep_to & to.mask);
+    blk.masks[from.frame] = static_cast<std::uint16_t>(blk.masks[from.frame] & from.mask);
+    out.on_data(data_batch{id_, blk.bytes + from.at, to.at - from.at, first_at + frame_size * from.frame,
+                           blk.masks + from.frame, to.frame - from.frame + 1, from.number});
+    blk.masks[from.frame] = keep_from;
+    blk.masks[to.frame] = keep_to;
+  }
+#endif
 
   // The bytes of a frame the input ends inside, kept in frame_ for the next decode_part.
   constexpr void keep_tail(const std::uint8_t* data, std::size_t i, std::size_t size) noexcept {
@@ -487,16 +764,22 @@ class deformatter {
                                               OnError& on_error) noexcept {
     if (f[0] == 0xFF && barrier_frame(f)) {
       out.flush(*this);  // what came before, before the notices
-      end_episode(on_error);
-      on_error(diagnostic{error_code::barrier, at, frame_size});
-      known_ = false;  // data before the next ID byte has no known source
-      episode_ = true;
-      episode_code_ = error_code::no_id_data;
-      episode_at_ = at + frame_size;
-      dropped_ = 0;
+      barrier(at, on_error);
       return;
     }
     frame(f, at, out, on_error);
+  }
+  // A barrier frame at `at`: reported, and the trace ID forgotten (data before the next ID
+  // byte has no known source).
+  template <class OnError>
+  constexpr void barrier(std::uint64_t at, OnError& on_error) noexcept {
+    end_episode(on_error);
+    on_error(diagnostic{error_code::barrier, at, frame_size});
+    known_ = false;
+    episode_ = true;
+    episode_code_ = error_code::no_id_data;
+    episode_at_ = at + frame_size;
+    dropped_ = 0;
   }
   static constexpr bool barrier_frame(const std::uint8_t* f) noexcept {
     for (unsigned k = 0; k < frame_size; k += 4)
