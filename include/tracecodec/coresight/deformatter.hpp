@@ -30,10 +30,6 @@
 
 #include "../detail/error_text.hpp"
 #include "../detail/hot.hpp"
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(TRACECODEC_DEFORMAT_PORTABLE) && \
-    (defined(__x86_64__) || defined(__i386__))
-#include <tmmintrin.h>  // the SSSE3 batch path (TRACECODEC_DEFORMAT_SSSE3 below)
-#endif
 
 namespace tracecodec::coresight {
 
@@ -301,6 +297,16 @@ inline constexpr shuffle_tables shuffles = make_shuffles();
 
 inline bool have_ssse3() noexcept { return __builtin_cpu_supports("ssse3"); }
 
+// 16-byte vectors through the compilers' own x86 builtins (what <tmmintrin.h> wraps; no
+// header, so the codec headers stay on the freestanding ones).
+using bytes16 = char __attribute__((vector_size(16)));
+using halves16 = short __attribute__((vector_size(16)));
+inline bytes16 load16(const void* p) noexcept {
+  bytes16 v;
+  __builtin_memcpy(&v, p, 16);
+  return v;
+}
+
 // Frames [j, n) of the block from f: the same work for every frame, no branch on what it
 // holds (in dense captures sources change at random frames and places, so such a branch
 // would be mispredicted). A frame with ID bytes is only noted; the batch loop splits it.
@@ -310,13 +316,15 @@ inline bool have_ssse3() noexcept { return __builtin_cpu_supports("ssse3"); }
   // In locals: the byte stores below may alias anything, so the references would be reloaded.
   std::size_t len = len_out, with_ids = with_ids_out;
   for (; j < n; ++j, f += frame_size) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(f));
-    // Bit 0 of each even byte, as the sign of its 16-bit lane, packed to bits 0-7.
+    const bytes16 v = load16(f);
+    // Bit 0 of each even byte, as the sign of its 16-bit lane, packed to bits 0-7 (psllw,
+    // packsswb, pmovmskb).
+    const halves16 signs = __builtin_bit_cast(halves16, v) << 15;
     const unsigned ids = static_cast<unsigned>(
-        _mm_movemask_epi8(_mm_packs_epi16(_mm_slli_epi16(v, 15), _mm_setzero_si128())));
-    const __m128i u = _mm_or_si128(v, _mm_load_si128(reinterpret_cast<const __m128i*>(shuffles.aux[f[15]])));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(b.bytes + len),
-                     _mm_shuffle_epi8(u, _mm_load_si128(reinterpret_cast<const __m128i*>(shuffles.close_up[ids]))));
+        __builtin_ia32_pmovmskb128(__builtin_ia32_packsswb128(signs, halves16{}))) & 0xFFu;
+    const bytes16 u = v | load16(shuffles.aux[f[15]]);
+    const bytes16 closed = __builtin_ia32_pshufb128(u, load16(shuffles.close_up[ids]));
+    __builtin_memcpy(b.bytes + len, &closed, 16);
     b.with_ids[with_ids] = static_cast<std::uint8_t>(j);
     with_ids += ids != 0 ? 1u : 0u;
     b.masks[j] = frame_layouts.m[ids];
