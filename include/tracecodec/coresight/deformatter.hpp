@@ -631,11 +631,9 @@ class deformatter {
     std::uint64_t first_at = base + i;  // input offset of blk's frame 0
     cut open{0, whole_frame, 0, 0};     // where the current source's run began in blk
     if (out.frames != 0) {  // the batch loop's batch (the current source's) goes on in blk
-      detail::copy_bytes(blk.bytes, out.bytes, out.size);
-      for (std::size_t j = 0; j < out.frames; ++j) {
-        blk.masks[j] = out.masks[j];
+      copy_run(blk.bytes, blk.masks, out.bytes, out.masks, out.size, out.frames, whole_frame);
+      for (std::size_t j = 0; j < out.frames; ++j)
         blk.starts[j] = 0;  // (read only for frames with ID bytes, which come after)
-      }
       frames = out.frames;
       len = out.size;
       first_at = out.offset;
@@ -703,9 +701,8 @@ class deformatter {
         continue;
       }
       if (len > open.at) {  // the open run: to `out`, the batch loop's
-        detail::copy_bytes(out.bytes, blk.bytes + open.at, len - open.at);
-        for (std::size_t j = open.frame; j < frames; ++j) out.masks[j - open.frame] = blk.masks[j];
-        out.masks[0] = static_cast<std::uint16_t>(out.masks[0] & open.mask);
+        copy_run(out.bytes, out.masks, blk.bytes + open.at, blk.masks + open.frame, len - open.at,
+                 frames - open.frame, open.mask);
         out.size = len - open.at;
         out.frames = frames - open.frame;
         out.offset = first_at + frame_size * open.frame;
@@ -716,19 +713,25 @@ class deformatter {
     }
   }
 
-  // The open run's bytes, masks (the first one cut to the run) and frame starts moved to the
-  // start of blk.
+  // A run's n bytes and its frames' masks, the first mask cut to `first` (the destination
+  // may be the start of the same buffers).
+  static constexpr void copy_run(std::uint8_t* to_bytes, std::uint16_t* to_masks, const std::uint8_t* bytes,
+                                 const std::uint16_t* masks, std::size_t n, std::size_t frames,
+                                 unsigned first) noexcept {
+    detail::copy_bytes(to_bytes, bytes, n);
+    for (std::size_t j = 0; j < frames; ++j) to_masks[j] = masks[j];
+    if (frames != 0) to_masks[0] = static_cast<std::uint16_t>(to_masks[0] & first);
+  }
+  // The open run moved to the start of blk, its frame starts with it.
   static constexpr void move_run(detail::frame_block& blk, const cut& open, std::size_t frames,
                                  std::size_t len) noexcept {
-    detail::copy_bytes(blk.bytes, blk.bytes + open.at, len - open.at);
     for (std::size_t j = 0; j < frames - open.frame; ++j) {
-      blk.masks[j] = blk.masks[open.frame + j];
       const std::size_t s = blk.starts[open.frame + j];
       blk.starts[j] = static_cast<std::uint16_t>(s > open.at ? s - open.at : 0);
     }
-    blk.masks[0] = static_cast<std::uint16_t>(blk.masks[0] & open.mask);
+    copy_run(blk.bytes, blk.masks, blk.bytes + open.at, blk.masks + open.frame, len - open.at,
+             frames - open.frame, open.mask);
   }
-
 
   // The current source's bytes from `from` to `to` in blk: a batch, or counted as dropped.
   template <class Out>
