@@ -298,13 +298,34 @@ TEST_CASE("compressor: atom packing is the shortest (exhaustive reference search
   MESSAGE(total_atoms << " atoms packed");
 }
 
-// push(elements, count) takes runs of atoms without a call each (compressor.hpp take_atoms):
-// it must write exactly the bytes of a push() per element, stop where push() would (the
-// staging buffer full, an error), and leave the compressor in the same state. Streams: the
-// generator's stage-1 elements under every configuration, the same with runs of single atoms
-// merged into atom runs of 1-32 (atom_runs form), with periodic sync points, and with an atom
-// run too long to encode (unencodable) at random places; a 512-byte staging buffer, so that
-// the array stops for drains in the middle of atom runs.
+// Breaks about one element in `one_in` at random: an address not aligned for its instruction
+// set, a timestamp wider than the configuration's, a cycle count beyond the COUNT field,
+// unknown flags, another kind (or none), the other instruction set.
+static void break_fields(std::vector<element>& in, std::mt19937_64& rng, unsigned one_in) {
+  for (element& e : in) {
+    if (rng() % one_in != 0) continue;
+    switch (rng() % 6) {
+      case 0: e.address |= 1 + rng() % 3; break;
+      case 1: e.timestamp = rng(); break;
+      case 2: e.cycles = static_cast<std::uint32_t>(rng()); break;
+      case 3: e.flags = static_cast<std::uint8_t>(rng()); break;
+      case 4: e.kind = static_cast<element_kind>(rng() % (element_kind_count + 1)); break;
+      default: e.sub_isa = e.sub_isa == isa::is0 ? isa::is1 : isa::is0; break;
+    }
+  }
+}
+
+// push(elements, count) takes runs of atoms without a call each (compressor.hpp take_atoms)
+// and the lean kinds in one loop (take_run): it must write exactly the bytes of a push() per
+// element, stop where push() would (the staging buffer full, an error), and leave the
+// compressor in the same state. Streams: the generator's stage-1 elements under every
+// configuration, the same with runs of single atoms merged into atom runs of 1-32 (atom_runs
+// form), with periodic sync points, and with an atom run too long to encode (unencodable) at
+// random places; its committed elements (input_kind::resolved); and copies of both with fields
+// broken at random, so that the lean writers refuse and errors come in the middle of a run;
+// committed elements with runs of up to 600 single atoms added, more than the compressor holds
+// back (max_atoms); a 512-byte staging buffer, so that the array stops for drains in the middle
+// of atom runs.
 TEST_CASE("compressor: push(elements, count) gives the bytes and errors of a push() each") {
   std::size_t arrays = 0, atom_elements = 0;
   for (const cfg_case& cc : configs) {
@@ -317,11 +338,22 @@ TEST_CASE("compressor: push(elements, count) gives the bytes and errors of a pus
       while (g.stream.size() < 12000) g.step();
       g.finish();
       std::mt19937_64 rng(seed);
-      for (int form = 0; form < 3; ++form) {
+      for (int form = 0; form < 7; ++form) {
         CAPTURE(form);
+        const bool resolved = form == 3 || form == 5 || form == 6;
         std::vector<element> in;
-        if (form == 0) {
-          in = g.stream;
+        if (form == 6) {  // long runs of single atoms: more than the compressor holds (max_atoms)
+          for (const element& e : g.committed) {
+            in.push_back(e);
+            if (e.kind != element_kind::atom || e.count != 0) continue;
+            for (unsigned k = static_cast<unsigned>(rng() % 600); k > 0; --k) {
+              in.push_back(e);
+              in.back().taken = (rng() & 1) != 0;
+            }
+          }
+        } else if (form == 0 || form >= 3) {
+          in = resolved ? g.committed : g.stream;
+          if (form >= 4) break_fields(in, rng, 40);
         } else {  // single atoms merged into runs; form 2 also puts in overlong runs
           for (std::size_t i = 0; i < g.stream.size();) {
             const element& e = g.stream[i];
@@ -352,6 +384,7 @@ TEST_CASE("compressor: push(elements, count) gives the bytes and errors of a pus
         for (const element& e : in) atom_elements += e.kind == element_kind::atom;
         compressor_options opt;
         if (form == 1) opt.sync_interval = 700;
+        if (resolved) opt.input = input_kind::resolved;
         // A push() each.
         auto one = std::make_unique<compressor<runtime_config, 512>>(cc.regs, opt);
         std::vector<std::uint8_t> want;
@@ -384,17 +417,18 @@ TEST_CASE("compressor: push(elements, count) gives the bytes and errors of a pus
         }
         for (auto* comp : {one.get(), many.get()}) {
           auto& out = comp == one.get() ? want : got;
-          error_code fr = comp->finish();
+          error_code fr = comp->finish(resolved);
           while (fr == error_code::buffer_too_small) {
             out.insert(out.end(), chunk, chunk + comp->drain(chunk, sizeof chunk));
-            fr = comp->finish();
+            fr = comp->finish(resolved);
           }
           while (const std::size_t k = comp->drain(chunk, sizeof chunk)) out.insert(out.end(), chunk, chunk + k);
         }
         CHECK(got_errors == want_errors);
         REQUIRE(got.size() == want.size());
         CHECK(got == want);
-        if (form == 2) CHECK(!want_errors.empty());
+        if (form == 2 || form == 4 || form == 5) CHECK(!want_errors.empty());
+        if (form == 0 || form == 3 || form == 6) CHECK(want_errors.empty());
       }
     }
   }
@@ -453,19 +487,7 @@ TEST_CASE("compressor: the lean paths give the bytes and errors of the general p
         CAPTURE(form);
         const bool resolved = form % 2 == 1;
         std::vector<element> in = resolved ? g.committed : g.stream;
-        if (form >= 2) {  // broken copies
-          for (element& e : in) {
-            if (rng() % 50 != 0) continue;
-            switch (rng() % 6) {
-              case 0: e.address |= 1 + rng() % 3; break;
-              case 1: e.timestamp = rng(); break;
-              case 2: e.cycles = static_cast<std::uint32_t>(rng()); break;
-              case 3: e.flags = static_cast<std::uint8_t>(rng()); break;
-              case 4: e.kind = static_cast<element_kind>(rng() % (element_kind_count + 1)); break;
-              default: e.sub_isa = e.sub_isa == isa::is0 ? isa::is1 : isa::is0; break;
-            }
-          }
-        }
+        if (form >= 2) break_fields(in, rng, 50);  // broken copies
         compressor_options opt;
         opt.input = resolved ? input_kind::resolved : input_kind::stage1;
         if (seed == 3) opt.sync_interval = 900;

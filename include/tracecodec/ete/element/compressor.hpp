@@ -72,14 +72,11 @@ constexpr unsigned top_bit(std::uint32_t x) noexcept {
 // from those atoms (the oldest in bit 0, the last in bit have - 1; at most 24 are needed).
 constexpr unsigned longest_atom_packet(std::uint32_t w, unsigned have) noexcept {
   unsigned l = have < 3 ? have : 3;  // formats 1-3: any pattern
-  if (have >= 4) {
-    const std::uint32_t b = w >> (have - 4);
-    if (b == 0b1110 || b == 0 || b == 0b1010 || b == 0b0101) l = 4;  // format 4
-  }
-  if (have >= 5) {
-    const std::uint32_t b = w >> (have - 5);
-    if (b == 0b11110 || b == 0 || b == 0b01010 || b == 0b10101) l = 5;  // format 5
-  }
+  // The patterns formats 4 and 5 carry, as bit sets over the last 4 / 5 atoms (one test each).
+  constexpr std::uint32_t format4 = 1u << 0b1110 | 1u << 0 | 1u << 0b1010 | 1u << 0b0101;
+  constexpr std::uint32_t format5 = 1u << 0b11110 | 1u << 0 | 1u << 0b01010 | 1u << 0b10101;
+  if (have >= 4 && ((format4 >> ((w >> (have - 4)) & 15u)) & 1u)) l = 4;  // format 4
+  if (have >= 5 && ((format5 >> ((w >> (have - 5)) & 31u)) & 1u)) l = 5;  // format 5
   // Format 6: E^(l-1) then any atom, 4 <= l <= 24: the E atoms in a row before the last.
   const unsigned below = have - 1;
   const std::uint32_t n = ~w & ((1u << below) - 1u);  // the N atoms among them
@@ -237,7 +234,12 @@ class compressor {
   constexpr push_result push(const element* elements, std::size_t count) noexcept {
     std::size_t i = 0;
     while (i < count) {
-      if constexpr (!tracecodec::detail::compact) {
+      if constexpr (lean) {
+        err_ = error_code::ok;
+        i = take_run(elements, i, count);
+        if (err_ != error_code::ok) return {i, err_};
+        if (i == count) break;
+      } else if constexpr (!tracecodec::detail::compact) {
         if (elements[i].kind == element_kind::atom) {
           i = take_atoms(elements, i, count);
           if (i == count) break;
@@ -1161,26 +1163,30 @@ class compressor {
     // The word being filled in a register: bits [0, o) of word w are the held atoms'.
     unsigned w = n / 32, o = n % 32;
     std::uint64_t word = abits_[w] & ((std::uint32_t{1} << o) - 1u);
-    for (; i < count; ++i) {
+    while (i < count && elements[i].kind == element_kind::atom) {
       const element& e = elements[i];
-      if (e.kind != element_kind::atom) break;
-      if (e.count == 0) {  // a single atom, as a resolver without atom runs gives them all
+      if (e.count == 0) {  // single atoms, as a resolver without atom runs gives them all
         if (n == max_atoms) break;
-        word |= std::uint64_t{e.taken} << o;
-        if (stage1 && e.p0) ++depth;
-        ++n;
-        if (++o == 32) {
-          abits_[w++] = static_cast<std::uint32_t>(word);
-          word = 0;
-          o = 0;
-        }
+        // A loop of their own, bounded by the room among the held atoms: each costs its bit
+        // and no count of its own.
+        const std::size_t end = count - i < max_atoms - n ? count : i + (max_atoms - n);
+        const std::size_t from = i;
+        do {
+          word |= std::uint64_t{elements[i].taken} << o;
+          if (stage1) depth += elements[i].p0 ? 1u : 0u;
+          if (++o == 32) {
+            abits_[w++] = static_cast<std::uint32_t>(word);
+            word = 0;
+            o = 0;
+          }
+        } while (++i != end && elements[i].kind == element_kind::atom && elements[i].count == 0);
+        n += static_cast<unsigned>(i - from);
         continue;
       }
       if (e.count > 32) break;
-      const unsigned k = atom_count(e);
+      const unsigned k = e.count;
       if (n + k > max_atoms) break;
-      const std::uint32_t bits = e.count ? (k == 32 ? e.atom_bits : e.atom_bits & ((1u << k) - 1u))
-                                         : (e.taken ? 1u : 0u);
+      const std::uint32_t bits = k == 32 ? e.atom_bits : e.atom_bits & ((1u << k) - 1u);
       word |= std::uint64_t{bits} << o;
       o += k;
       if (o >= 32) {
@@ -1188,12 +1194,44 @@ class compressor {
         word >>= 32;
         o -= 32;
       }
-      if (stage1 && e.p0) depth += p0_weight(e);
+      if (stage1 && e.p0) depth += k;
       n += k;
+      ++i;
     }
     abits_[w] = static_cast<std::uint32_t>(word);
     natoms_ = n;
     in_depth_ = depth;
+    return i;
+  }
+  // From elements[i]: what push() would take through its lean paths (take_lean() and the
+  // atoms), in one loop: the tests that hold for a whole run (status, no periodic sync,
+  // nothing held back but atoms and a target address) made once, not once per element; runs
+  // of single atoms as take_atoms() takes them. Returns the index of the first element not
+  // taken, or (err_ set) the one after the element that gave an error, as push(elements,
+  // count) counts them. Anything else is left to push().
+  constexpr std::size_t take_run(const element* elements, std::size_t i, std::size_t count) noexcept {
+    if (status() != error_code::ok || opt_.sync_interval != 0 ||
+        (has_cancel_ | has_discard_ | has_q_ | skip_tf_ | has_ctx_))
+      return i;
+    while (i < count) {
+      if (out_.buffer == nullptr && Staging - len_ < push_room) return i;  // push() says so
+      const element& e = elements[i];
+      if (e.kind == element_kind::atom) {
+        if (e.count > 32) return i;  // unencodable: push() says so
+        if (!has_target_) {
+          const std::size_t j = take_atoms(elements, i, count);
+          if (j != i) {
+            i = j;
+            continue;
+          }
+        }
+        // After a held target, or with the held atoms full (take_atoms() takes nothing then):
+        // take_lean() puts the target, and append_atoms() flushes.
+      }
+      if (!take_lean(e)) return i;
+      ++i;
+      if (err_ != error_code::ok) return i;
+    }
     return i;
   }
   // An atom run (at most 32 atoms, fewer than max_atoms) flushes the atoms at most once, as a
