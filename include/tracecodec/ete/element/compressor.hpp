@@ -213,7 +213,7 @@ class compressor {
     // them (each of its checks passes, flush_pending() has nothing to flush), without its
     // calls. Not in the compact form, which keeps one path (firmware size).
     if (!tracecodec::detail::compact && e.kind == element_kind::atom &&
-        !(has_cancel_ | has_discard_ | has_q_ | skip_tf_ | has_ctx_ | has_target_)) {
+        !(holds_back() | has_target_)) {
       if (e.p0 && opt_.input == input_kind::stage1) in_depth_ += p0_weight(e);
       append_atoms(e);
     } else if (!take_lean(e)) {
@@ -895,7 +895,7 @@ class compressor {
     if constexpr (!lean) {
       return false;
     } else {
-      if (has_cancel_ | has_discard_ | has_q_ | skip_tf_ | has_ctx_) return false;
+      if (holds_back()) return false;
       switch (e.kind) {
         case K::atom:
         case K::target_address:
@@ -931,6 +931,11 @@ class compressor {
     }
   }
 
+  // Something other than atoms and a target address is held back: the lean paths
+  // (take_lean(), take_atoms(), take_run()) do not apply.
+  constexpr bool holds_back() const noexcept {
+    return has_cancel_ | has_discard_ | has_q_ | skip_tf_ | has_ctx_;
+  }
   // flush_pending() with only a target address held.
   constexpr void put_held_target() noexcept {
     has_target_ = false;
@@ -1154,9 +1159,14 @@ class compressor {
   // the first element not taken.
   constexpr std::size_t take_atoms(const element* elements, std::size_t i, std::size_t count) noexcept {
     if (status() != error_code::ok || (out_.buffer == nullptr && Staging - len_ < push_room) ||
-        (has_cancel_ | has_discard_ | has_q_ | skip_tf_ | has_ctx_ | has_target_) ||
+        holds_back() || has_target_ ||
         (opt_.sync_interval && total() - last_sync_ >= opt_.sync_interval))
       return i;
+    return take_atoms_unchecked(elements, i, count);
+  }
+  // take_atoms() once its tests have passed (take_run() has made them for its whole run).
+  constexpr std::size_t take_atoms_unchecked(const element* elements, std::size_t i,
+                                             std::size_t count) noexcept {
     unsigned n = natoms_;
     std::uint32_t depth = in_depth_;
     const bool stage1 = opt_.input == input_kind::stage1;
@@ -1210,16 +1220,14 @@ class compressor {
   // taken, or (err_ set) the one after the element that gave an error, as push(elements,
   // count) counts them. Anything else is left to push().
   constexpr std::size_t take_run(const element* elements, std::size_t i, std::size_t count) noexcept {
-    if (status() != error_code::ok || opt_.sync_interval != 0 ||
-        (has_cancel_ | has_discard_ | has_q_ | skip_tf_ | has_ctx_))
-      return i;
+    if (status() != error_code::ok || opt_.sync_interval != 0 || holds_back()) return i;
     while (i < count) {
       if (out_.buffer == nullptr && Staging - len_ < push_room) return i;  // push() says so
       const element& e = elements[i];
       if (e.kind == element_kind::atom) {
         if (e.count > 32) return i;  // unencodable: push() says so
         if (!has_target_) {
-          const std::size_t j = take_atoms(elements, i, count);
+          const std::size_t j = take_atoms_unchecked(elements, i, count);
           if (j != i) {
             i = j;
             continue;
