@@ -57,32 +57,39 @@ struct compressor_options {
 
 namespace detail {
 
-// The highest set bit of x (x != 0).
-constexpr unsigned top_bit(std::uint32_t x) noexcept {
+// The leading zero bits of x (x != 0).
+constexpr unsigned leading_zeros(std::uint32_t x) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
-  return 31u - static_cast<unsigned>(__builtin_clz(x));
+  return static_cast<unsigned>(__builtin_clz(x));
 #else
-  unsigned t = 31;
-  while (((x >> t) & 1u) == 0) --t;
+  unsigned t = 0;
+  while (((x >> (31 - t)) & 1u) == 0) ++t;
   return t;
 #endif
 }
 
 // The longest atom packet (D5.41-D5.46) that can end with the last of `have` atoms, have >= 1,
-// from those atoms (the oldest in bit 0, the last in bit have - 1; at most 24 are needed).
-constexpr unsigned longest_atom_packet(std::uint32_t w, unsigned have) noexcept {
+// from those atoms in the top bits of `top` (the last in bit 31, the one before it in bit 30,
+// ...; at most 24 are needed) and zeros below them.
+constexpr unsigned longest_atom_packet_top(std::uint32_t top, unsigned have) noexcept {
   unsigned l = have < 3 ? have : 3;  // formats 1-3: any pattern
-  // The patterns formats 4 and 5 carry, as bit sets over the last 4 / 5 atoms (one test each).
+  // The patterns formats 4 and 5 carry, as bit sets over the last 4 / 5 atoms (oldest in bit
+  // 0 of the index): one test each.
   constexpr std::uint32_t format4 = 1u << 0b1110 | 1u << 0 | 1u << 0b1010 | 1u << 0b0101;
   constexpr std::uint32_t format5 = 1u << 0b11110 | 1u << 0 | 1u << 0b01010 | 1u << 0b10101;
-  if (have >= 4 && ((format4 >> ((w >> (have - 4)) & 15u)) & 1u)) l = 4;  // format 4
-  if (have >= 5 && ((format5 >> ((w >> (have - 5)) & 31u)) & 1u)) l = 5;  // format 5
-  // Format 6: E^(l-1) then any atom, 4 <= l <= 24: the E atoms in a row before the last.
-  const unsigned below = have - 1;
-  const std::uint32_t n = ~w & ((1u << below) - 1u);  // the N atoms among them
-  const unsigned run = n == 0 ? below : below - 1 - top_bit(n);
+  if (have >= 4 && ((format4 >> (top >> 28)) & 1u)) l = 4;  // format 4
+  if (have >= 5 && ((format5 >> (top >> 27)) & 1u)) l = 5;  // format 5
+  // Format 6: E^(l-1) then any atom, 4 <= l <= 24: the E atoms in a row before the last
+  // (bit 0 of the complement is set, so the count stops by bit 30).
+  const unsigned e_run = leading_zeros(~(top << 1));
+  const unsigned run = e_run < have - 1 ? e_run : have - 1;
   if (run + 1 >= 4 && run + 1 > l) l = run + 1;
   return l;
+}
+// The same from the atoms in bits [0, have) of w (the oldest in bit 0, the last in bit
+// have - 1).
+constexpr unsigned longest_atom_packet(std::uint32_t w, unsigned have) noexcept {
+  return longest_atom_packet_top(w << (32 - have), have);
 }
 
 // The shortest packing of up to packed_atoms atoms, worked out at compile time by the same
@@ -145,6 +152,29 @@ constexpr bool atom_packings_shortest() noexcept {
   return true;
 }
 static_assert(atom_packings_shortest());
+
+// The last packet of a long packing from the last 8 atoms alone (index: atom i - 8 in bit 0,
+// atom i - 1 in bit 7), with at least 8 atoms to pack: its length and header, or length 0
+// when the 7 atoms before the last are all E (format 6 may then reach further back). Spares
+// the longest-packet tests for most packets of a long run. (Not in the compact form.)
+struct last_atom_packet {
+  std::uint8_t length = 0;
+  std::uint8_t header = 0;
+};
+struct last_atom_packet_table {
+  last_atom_packet entry[256];
+};
+constexpr last_atom_packet_table make_last_atom_packets() noexcept {
+  last_atom_packet_table t{};
+  for (std::uint32_t last8 = 0; last8 < 256; ++last8) {
+    if ((last8 & 0x7fu) == 0x7fu) continue;
+    const unsigned l = longest_atom_packet(last8, 8);
+    t.entry[last8].length = static_cast<std::uint8_t>(l);
+    t.entry[last8].header = static_cast<std::uint8_t>(atom_header_for(static_cast<std::uint8_t>(l), last8 >> (8 - l)));
+  }
+  return t;
+}
+inline constexpr last_atom_packet_table last_atom_packets = make_last_atom_packets();
 
 }  // namespace detail
 
@@ -522,14 +552,32 @@ class compressor {
       // few words instead: a firmware stack has no room for max_atoms bytes.)
       std::uint8_t headers[max_atoms];
       unsigned k = max_atoms;
-      for (unsigned i = n; i > 0;) {
-        const unsigned have = i < 24 ? i : 24;
-        const std::uint32_t w = atom_bits(i - have, have);
-        const unsigned l = detail::longest_atom_packet(w, have);
-        const std::uint32_t bits = w >> (have - l);
-        headers[--k] = l <= detail::packed_atoms
-                           ? detail::atom_packings.entry[(1u << l) | bits].header[0]
-                           : static_cast<std::uint8_t>(detail::atom_header_for(static_cast<std::uint8_t>(l), bits));
+      // Atoms [i - avail, i) in the top bits of `top`, atom i - 1 in bit 63, zeros below them;
+      // a word of older atoms comes in below when fewer than 24 are there.
+      unsigned i = n, avail = n % 32;
+      int next = static_cast<int>(n / 32) - 1;  // the next word of older atoms
+      std::uint64_t top = avail ? std::uint64_t{abits_[n / 32]} << (64 - avail) : 0;
+      while (i > 0) {
+        if (avail < 24 && next >= 0) {
+          top |= std::uint64_t{abits_[next--]} << (32 - avail);
+          avail += 32;
+        }
+        unsigned l = 0;
+        if (i >= 8) {
+          const detail::last_atom_packet p = detail::last_atom_packets.entry[top >> 56];
+          l = p.length;
+          headers[k - 1] = p.header;
+        }
+        if (l == 0) {  // fewer than 8 atoms left, or a format 6 of 8 or more atoms
+          l = detail::longest_atom_packet_top(static_cast<std::uint32_t>(top >> 32), i < 24 ? i : 24);
+          // Formats 1-5 from the table (one packet: the longest for their atoms); longer ones
+          // are format 6, E atoms then the last (D5.46).
+          headers[k - 1] = l <= 5 ? detail::atom_packings.entry[(1u << l) | (top >> (64 - l))].header[0]
+                                  : static_cast<std::uint8_t>(0xc0u | ((~top >> 63) << 5) | (l - 4));
+        }
+        --k;
+        top <<= l;
+        avail -= l;
         i -= l;
       }
       if constexpr (lean) {
@@ -891,44 +939,48 @@ class compressor {
   // take() for the commonest elements while nothing but atoms and a target address is held
   // back: the same steps, without its tests for what is not held. False: not taken (take()).
   constexpr bool take_lean(const element& e) noexcept {
-    using K = element_kind;
     if constexpr (!lean) {
       return false;
     } else {
-      if (holds_back()) return false;
-      switch (e.kind) {
-        case K::atom:
-        case K::target_address:
-        case K::timestamp:
-        case K::cycle_count:
-        case K::trace_on: break;
-        case K::timestamp_marker:
-          if (!has_kind(packet_kind::timestamp_marker)) return false;
-          break;
-        default: return false;
-      }
-      if (e.p0 && opt_.input == input_kind::stage1) in_depth_ += p0_weight(e);
-      if (e.kind == K::atom) {
-        if (has_target_) put_held_target();
-        append_atoms(e);
-        return true;
-      }
-      if (natoms_ != 0) {  // flush_atoms(), a few atoms (the usual case) without its call
-        if (natoms_ <= detail::packed_atoms)
-          put_packed_atoms();
-        else
-          emit_atoms(natoms_);
-      }
+      return !holds_back() && take_lean_unchecked(e);
+    }
+  }
+  // take_lean() once holds_back() is known false (take_run() tests it once per run: none of
+  // the lean kinds makes it true).
+  constexpr bool take_lean_unchecked(const element& e) noexcept {
+    using K = element_kind;
+    switch (e.kind) {
+      case K::atom:
+      case K::target_address:
+      case K::timestamp:
+      case K::cycle_count:
+      case K::trace_on: break;
+      case K::timestamp_marker:
+        if (!has_kind(packet_kind::timestamp_marker)) return false;
+        break;
+      default: return false;
+    }
+    if (e.p0 && opt_.input == input_kind::stage1) in_depth_ += p0_weight(e);
+    if (e.kind == K::atom) {
       if (has_target_) put_held_target();
-      switch (e.kind) {
-        case K::target_address: hold_target(e); break;
-        case K::timestamp: add_timestamp(e); break;
-        case K::cycle_count: put_cycle_count(e); break;
-        case K::trace_on: put_single(packet_kind::trace_on); break;
-        default: put_single(packet_kind::timestamp_marker); break;
-      }
+      append_atoms(e);
       return true;
     }
+    if (natoms_ != 0) {  // flush_atoms(), a few atoms (the usual case) without its call
+      if (natoms_ <= detail::packed_atoms)
+        put_packed_atoms();
+      else
+        emit_atoms(natoms_);
+    }
+    if (has_target_) put_held_target();
+    switch (e.kind) {
+      case K::target_address: hold_target(e); break;
+      case K::timestamp: add_timestamp(e); break;
+      case K::cycle_count: put_cycle_count(e); break;
+      case K::trace_on: put_single(packet_kind::trace_on); break;
+      default: put_single(packet_kind::timestamp_marker); break;
+    }
+    return true;
   }
 
   // Something other than atoms and a target address is held back: the lean paths
@@ -1221,8 +1273,10 @@ class compressor {
   // count) counts them. Anything else is left to push().
   constexpr std::size_t take_run(const element* elements, std::size_t i, std::size_t count) noexcept {
     if (status() != error_code::ok || opt_.sync_interval != 0 || holds_back()) return i;
+    // Held in a local: the compressor's members are read again after every byte written.
+    const bool staging = out_.buffer == nullptr;
     while (i < count) {
-      if (out_.buffer == nullptr && Staging - len_ < push_room) return i;  // push() says so
+      if (staging && Staging - len_ < push_room) return i;  // push() says so
       const element& e = elements[i];
       if (e.kind == element_kind::atom) {
         if (e.count > 32) return i;  // unencodable: push() says so
@@ -1236,7 +1290,7 @@ class compressor {
         // After a held target, or with the held atoms full (take_atoms() takes nothing then):
         // take_lean() puts the target, and append_atoms() flushes.
       }
-      if (!take_lean(e)) return i;
+      if (!take_lean_unchecked(e)) return i;
       ++i;
       if (err_ != error_code::ok) return i;
     }
@@ -1245,7 +1299,11 @@ class compressor {
   // An atom run (at most 32 atoms, fewer than max_atoms) flushes the atoms at most once, as a
   // single atom may: it fits in max_element_bytes.
   constexpr void append_atoms(const element& e) noexcept {
-    for (unsigned i = 0, n = atom_count(e); i < n; ++i) {
+    if (!tracecodec::detail::compact && e.count == 0) {  // a single atom, the commonest
+      if (natoms_ == max_atoms) flush_atoms();
+      return set_atom(natoms_++, e.taken);
+    }
+    for (unsigned i = 0, n = e.count; i < n; ++i) {
       if (natoms_ == max_atoms) flush_atoms();
       set_atom(natoms_++, atom_taken(e, i));
     }
