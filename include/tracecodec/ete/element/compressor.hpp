@@ -1303,7 +1303,7 @@ class compressor {
       if (natoms_ == max_atoms) flush_atoms();
       return set_atom(natoms_++, e.taken);
     }
-    for (unsigned i = 0, n = e.count; i < n; ++i) {
+    for (unsigned i = 0, n = atom_count(e); i < n; ++i) {
       if (natoms_ == max_atoms) flush_atoms();
       set_atom(natoms_++, atom_taken(e, i));
     }
