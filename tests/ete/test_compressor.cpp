@@ -338,12 +338,14 @@ TEST_CASE("compressor: push(elements, count) gives the bytes and errors of a pus
       while (g.stream.size() < 12000) g.step();
       g.finish();
       std::mt19937_64 rng(seed);
-      for (int form = 0; form < 7; ++form) {
+      for (int form = 0; form < 8; ++form) {
         CAPTURE(form);
         const bool resolved = form == 3 || form == 5 || form == 6;
         std::vector<element> in;
-        if (form == 6) {  // long runs of single atoms: more than the compressor holds (max_atoms)
-          for (const element& e : g.committed) {
+        if (form == 6 || form == 7) {
+          // Long runs of single atoms, more than the compressor holds (max_atoms), resolved and
+          // (7) stage-1 elements, whose P0 atoms the array form counts four at a time.
+          for (const element& e : form == 6 ? g.committed : g.stream) {
             in.push_back(e);
             if (e.kind != element_kind::atom || e.count != 0) continue;
             for (unsigned k = static_cast<unsigned>(rng() % 600); k > 0; --k) {

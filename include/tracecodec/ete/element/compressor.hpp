@@ -418,13 +418,23 @@ class compressor {
     }
     return base() + len_;
   }
-  // ... and before the stream's first packet, an A-Sync (D5.4 R_VRKLP).
+  // ... and before the stream's first packet, an A-Sync (D5.4 R_VRKLP). One comparison on
+  // the usual path: room_end_ says where room() would hand over or fail.
   constexpr std::uint8_t* next_room() noexcept {
-    if (!started_) {
-      started_ = true;
+    if (len_ < room_end_) return base() + len_;
+    return next_room_slow();
+  }
+  TRACECODEC_OUT_OF_LINE constexpr std::uint8_t* next_room_slow() noexcept {
+    if (room_end_ == 0) {
+      start();
       put_async();
     }
     return room();
+  }
+  // The stream has begun (its A-Sync follows): next_room() may take its short path.
+  constexpr void start() noexcept {
+    room_end_ = (out_.buffer != nullptr ? out_.size - compressor_output::min_size
+                                        : Staging - encoder<Config>::room_bytes) + 1;
   }
   constexpr void note(error_code e) noexcept {
     if (err_ == error_code::ok) err_ = e;
@@ -573,7 +583,7 @@ class compressor {
           // Formats 1-5 from the table (one packet: the longest for their atoms); longer ones
           // are format 6, E atoms then the last (D5.46).
           headers[k - 1] = l <= 5 ? detail::atom_packings.entry[(1u << l) | (top >> (64 - l))].header[0]
-                                  : static_cast<std::uint8_t>(0xc0u | ((~top >> 63) << 5) | (l - 4));
+                                  : detail::atom_f6_header(l, (top >> 63) != 0);
         }
         --k;
         top <<= l;
@@ -806,7 +816,7 @@ class compressor {
     }
     const context now = enc_.state().ctx;
     const std::uint32_t th = enc_.state().cc_threshold;
-    started_ = true;
+    start();
     put_async();
     packet& p = fresh(packet_kind::trace_info);
     p.info = static_cast<std::uint8_t>((cc_ ? 1u : 0u) | (t_ ? 0x40u : 0u));
@@ -1233,15 +1243,41 @@ class compressor {
         // and no count of its own.
         const std::size_t end = count - i < max_atoms - n ? count : i + (max_atoms - n);
         const std::size_t from = i;
-        do {
-          word |= std::uint64_t{elements[i].taken} << o;
-          if (stage1) depth += elements[i].p0 ? 1u : 0u;
+        const auto one = [&](const element& x) {
+          word |= std::uint64_t{x.taken} << o;
+          if (stage1) depth += x.p0 ? 1u : 0u;
           if (++o == 32) {
             abits_[w++] = static_cast<std::uint32_t>(word);
             word = 0;
             o = 0;
           }
-        } while (++i != end && elements[i].kind == element_kind::atom && elements[i].count == 0);
+        };
+        // One at a time (most runs are short), and after four, four at a time while the next
+        // four are all single atoms: one test and one OR for the four.
+        const std::size_t stop = end - i > 4 ? i + 4 : end;
+        do one(elements[i]);
+        while (++i != stop && elements[i].kind == element_kind::atom && elements[i].count == 0);
+        if (i == stop && stop != end) {
+          while (end - i >= 4) {
+            const element* const q = elements + i;
+            if (!(single_atom_at(q[0]) & single_atom_at(q[1]) & single_atom_at(q[2]) &
+                  single_atom_at(q[3])))
+              break;
+            word |= (std::uint64_t{q[0].taken} | std::uint64_t{q[1].taken} << 1 |
+                     std::uint64_t{q[2].taken} << 2 | std::uint64_t{q[3].taken} << 3)
+                    << o;
+            if (stage1)
+              depth += unsigned{q[0].p0} + unsigned{q[1].p0} + unsigned{q[2].p0} + unsigned{q[3].p0};
+            i += 4;
+            if ((o += 4) >= 32) {
+              abits_[w++] = static_cast<std::uint32_t>(word);
+              word >>= 32;
+              o -= 32;
+            }
+          }
+          for (; i != end && elements[i].kind == element_kind::atom && elements[i].count == 0; ++i)
+            one(elements[i]);
+        }
         n += static_cast<unsigned>(i - from);
         continue;
       }
@@ -1264,6 +1300,9 @@ class compressor {
     natoms_ = n;
     in_depth_ = depth;
     return i;
+  }
+  static constexpr bool single_atom_at(const element& e) noexcept {
+    return (e.kind == element_kind::atom) & (e.count == 0);
   }
   // From elements[i]: what push() would take through its lean paths (take_lean() and the
   // atoms), in one loop: the tests that hold for a whole run (status, no periodic sync,
@@ -1288,7 +1327,7 @@ class compressor {
           }
         }
         // After a held target, or with the held atoms full (take_atoms() takes nothing then):
-        // take_lean() puts the target, and append_atoms() flushes.
+        // take_lean_unchecked() puts the target, and append_atoms() flushes.
       }
       if (!take_lean_unchecked(e)) return i;
       ++i;
@@ -1361,7 +1400,7 @@ class compressor {
   }
   constexpr void add_trace_info(const element& e) noexcept {  // A-Sync + Trace Info
     emit_commits();
-    started_ = true;
+    start();
     put_async();
     packet& p = fresh(packet_kind::trace_info);
     const bool cc = e.is(element_flag::cc_enabled);
@@ -1465,6 +1504,8 @@ class compressor {
   error_code status_ = error_code::ok;
   std::uint8_t buf_[Staging ? Staging : 1]{};
   std::size_t len_ = 0;
+  // len_ below this: room for any packet without a hand-over; 0 until the stream's A-Sync.
+  std::size_t room_end_ = 0;
   // Bytes drained or handed over: bytes_out() is this plus len_. (Not a second counter that
   // each packet adds to: GCC adds the two in one vector store, and the next packet's load of
   // len_ then waits for it, as a store cannot be forwarded to a narrower load.)
@@ -1482,7 +1523,6 @@ class compressor {
   std::uint64_t last_event_at_ = 0;
   std::uint64_t last_sync_ = 0;
   bool cc_ = false;
-  bool started_ = false;
 };
 
 }  // namespace tracecodec::ete

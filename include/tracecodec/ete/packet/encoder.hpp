@@ -132,8 +132,8 @@ class encoder {
     return n;
   }
   // The header of each Target Address form (width, isa) if the configuration has it (for the
-  // exact match, all three indexes), else 0, and the Timestamp header's: found once, not per
-  // packet.
+  // exact match, all three indexes), else 0, and the headers of Timestamp, Trace On and
+  // Timestamp Marker: found once, not per packet.
   constexpr void find_headers() noexcept {
     if constexpr (!tracecodec::detail::compact) {
       for (unsigned w = 0; w < 4; ++w)
@@ -147,9 +147,13 @@ class encoder {
                  header_ok(static_cast<std::uint8_t>(h | 2u), k);
           headers_.target[w][i] = ok ? h : 0;
         }
-      constexpr packet_kind ts = packet_kind::timestamp;
-      headers_.timestamp = exists(ts) && header_ok(header_of(ts), ts) ? header_of(ts) : 0;
+      headers_.timestamp = single_header(packet_kind::timestamp);
+      headers_.trace_on = single_header(packet_kind::trace_on);
+      headers_.timestamp_marker = single_header(packet_kind::timestamp_marker);
     }
+  }
+  constexpr std::uint8_t single_header(packet_kind k) const noexcept {
+    return exists(k) && header_ok(header_of(k), k) ? header_of(k) : 0;
   }
   // Timestamp without COUNT (D5.9), only the low bits that changed (D6.11.5).
   constexpr unsigned write_timestamp(std::uint8_t* o, std::uint64_t ts) noexcept {
@@ -164,11 +168,11 @@ class encoder {
     st_.timestamp = ts;
     return n;
   }
-  // A packet that is its kind's header alone (Trace On, Timestamp Marker, ...).
+  // Trace On or Timestamp Marker (k): the header alone.
   constexpr unsigned write_single(std::uint8_t* o, packet_kind k) noexcept {
-    const kind_form f = forms_.of[static_cast<unsigned>(k)];
-    if (f.bits != form_bit::single || !exists(k) || !header_ok(f.header, k)) return 0;
-    o[0] = f.header;
+    const std::uint8_t h = k == packet_kind::trace_on ? headers_.trace_on : headers_.timestamp_marker;
+    if (h == 0) return 0;
+    o[0] = h;
     return 1;
   }
   // Cycle Count of known cycles (D5.26-D5.34) in form k, carrying `count` commits in the COMMOPT
@@ -917,7 +921,7 @@ class encoder {
   // find_headers()'s answers (0: none); not in the compact form, which has no lean paths.
   struct lean_headers {
     std::uint8_t target[4][2]{};
-    std::uint8_t timestamp = 0;
+    std::uint8_t timestamp = 0, trace_on = 0, timestamp_marker = 0;
   };
   struct no_lean_headers {};
   [[no_unique_address]] std::conditional_t<tracecodec::detail::compact, no_lean_headers,

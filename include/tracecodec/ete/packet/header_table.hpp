@@ -115,6 +115,10 @@ static_assert(atom_slots.perfect, "two atom headers share a hash slot: choose an
 // atoms (bits, oldest in bit 0), or -1: formats 1-3 take any pattern of their count; 4 and 5 a
 // few (D5.44-D5.46); format 6 is COUNT+3 E atoms then E (A=0) or N (A=1), COUNT 0..20. No
 // pattern fits two formats, so the atoms alone choose the header.
+// Format 6 of n atoms (6 to 24): n - 1 E atoms, then the last, E or N (D5.46).
+constexpr std::uint8_t atom_f6_header(unsigned n, bool last_taken) noexcept {
+  return static_cast<std::uint8_t>(0xc0u | (last_taken ? 0u : 0x20u) | (n - 4u));
+}
 constexpr int atom_header_for(std::uint8_t n, std::uint32_t atoms) noexcept {
   if (n <= 3) {
     if (n == 0 || (atoms >> n) != 0) return -1;
@@ -134,8 +138,7 @@ constexpr int atom_header_for(std::uint8_t n, std::uint32_t atoms) noexcept {
   if (n > 24 || (atoms >> n) != 0) return -1;
   const std::uint32_t es = (1u << (n - 1u)) - 1u;  // format 6: E^(n-1) first
   if ((atoms & es) != es) return -1;
-  const bool last_n = ((atoms >> (n - 1u)) & 1u) == 0;
-  return static_cast<int>(0xc0u | (last_n ? 0x20u : 0u) | (n - 4u));
+  return atom_f6_header(n, ((atoms >> (n - 1u)) & 1u) != 0);
 }
 // The kind an atom header (0xC0-0xFF) decodes to (D9.2.10).
 constexpr packet_kind atom_kind_of(std::uint8_t h) noexcept {
