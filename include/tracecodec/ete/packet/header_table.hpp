@@ -110,15 +110,15 @@ constexpr atom_slot_table make_atom_slots() noexcept {
 inline constexpr atom_slot_table atom_slots = make_atom_slots();
 static_assert(atom_slots.perfect, "two atom headers share a hash slot: choose another multiplier");
 
+// Format 6 of n atoms (6 to 24): n - 1 E atoms, then the last, E or N (D5.46).
+constexpr std::uint8_t atom_f6_header(unsigned n, bool last_taken) noexcept {
+  return static_cast<std::uint8_t>(0xc0u | (last_taken ? 0u : 0x20u) | (n - 4u));
+}
 // The same mapping computed instead of looked up (the encoder's compact form, the element
 // compressor's atom packing). The header of the atom packet that carries exactly these n
 // atoms (bits, oldest in bit 0), or -1: formats 1-3 take any pattern of their count; 4 and 5 a
 // few (D5.44-D5.46); format 6 is COUNT+3 E atoms then E (A=0) or N (A=1), COUNT 0..20. No
 // pattern fits two formats, so the atoms alone choose the header.
-// Format 6 of n atoms (6 to 24): n - 1 E atoms, then the last, E or N (D5.46).
-constexpr std::uint8_t atom_f6_header(unsigned n, bool last_taken) noexcept {
-  return static_cast<std::uint8_t>(0xc0u | (last_taken ? 0u : 0x20u) | (n - 4u));
-}
 constexpr int atom_header_for(std::uint8_t n, std::uint32_t atoms) noexcept {
   if (n <= 3) {
     if (n == 0 || (atoms >> n) != 0) return -1;
