@@ -1222,6 +1222,48 @@ read_result read_runs(const registers& r, const bytes& b) {
 }
 }  // namespace
 
+// element_reader hands Commit packets and Cancel format 1 packets without a mispredict straight
+// to the resolver (commit_now, cancel_now: no element built, and a Commit that takes the one
+// queued atom run without commit()'s loop). The stages run by hand build every element and
+// push() it: both must commit the same elements, on streams dense in speculation.
+TEST_CASE("elements reader: Commits and Cancels without their elements match push()") {
+  std::mt19937 rng(11);
+  const std::vector<bytes> pieces = {
+      {0xF7}, {0xF6}, {0xDB}, {0xD9}, {0xFD}, {0xFA}, {0xDC}, {0xDF}, {0xC2}, {0xC0},  // atoms
+      {0x2D, 0x01}, {0x2D, 0x02}, {0x2D, 0x03}, {0x2D, 0x06}, {0x2D, 0x09},           // Commit
+      {0x2E, 0x01}, {0x2E, 0x02}, {0x2E, 0x04}, {0x2F, 0x01}, {0x2F, 0x03},           // Cancel F1
+      {0x30}, {0x31}, {0x34}, {0x39},                        // Mispredict, Cancel F2/F3
+      {0x95, 0x10}, {0x95, 0x24}, {0x71}, {0x72},            // address, events
+      {0x0A}, {0x0B}, {0x00, 0x03},                          // TSTART, TCOMMIT, Discard
+  };
+  std::size_t commits = 0, compared = 0;
+  for (const std::uint32_t maxspec : {4u, 15u, 255u}) {
+    for (int trial = 0; trial < 300; ++trial) {
+      bytes in = stream({});
+      const int n = 8 + static_cast<int>(rng() % 120);
+      for (int i = 0; i < n; ++i) {
+        const bytes& piece = pieces[rng() % pieces.size()];
+        if (piece[0] == 0x2D) ++commits;
+        in.insert(in.end(), piece.begin(), piece.end());
+      }
+      CAPTURE(maxspec);
+      CAPTURE(trial);
+      for (const bool runs : {false, true}) {
+        pipeline p(regs(maxspec), runs);
+        p.feed(in);
+        const read_result got = runs ? read_runs(regs(maxspec), in) : read(regs(maxspec), in, true);
+        REQUIRE(p.errors.empty());
+        REQUIRE(got.errors.empty());
+        REQUIRE(got.elements.size() == p.out.size());
+        for (std::size_t i = 0; i < got.elements.size(); ++i) REQUIRE(got.elements[i] == p.out[i]);
+        ++compared;
+      }
+    }
+  }
+  CHECK(commits > 5000);
+  CHECK(compared == 1800);
+}
+
 TEST_CASE("elements r9: after a decode error every layer starts afresh at the next A-Sync") {
   // Issue 14 D1, as reported (MAXSPEC 0, COMMOPT 1: 0x2D is reserved): Trace Info, Trace On,
   // Transaction Start (12-15), 0x2D at 16; A-Sync at 17, Trace Info 29, Trace On 31, Address

@@ -64,26 +64,24 @@ class element_decoder {
     a.offset = offset;
     a.kind = element_kind::atom;
     a.p0 = true;
-    element e{};
-    e.offset = offset;
-    auto emit = [&](element_kind k, bool p0 = false) TRACECODEC_HOT_LAMBDA {
-      e.kind = k;
-      e.p0 = p0;
-      sink(static_cast<const element&>(e));
-      e = element{};
-      e.offset = offset;
+    auto implied = [&](std::uint32_t k) {  // built only when made (never, in a resolving reader)
+      element c{};
+      c.offset = offset;
+      c.kind = element_kind::commit;
+      c.count = k;
+      sink(static_cast<const element&>(c));
     };
     if (runs_) {
       a.count = count;
       a.atom_bits = bits;
       sink(static_cast<const element&>(a));
-      update_depth(count, emit, e);
+      update_depth(count, implied);
       return;
     }
     for (unsigned i = 0; i < count; ++i) {
       a.taken = (bits >> i) & 1u;
       sink(static_cast<const element&>(a));
-      update_depth(1, emit, e);
+      update_depth(1, implied);
     }
   }
 
@@ -107,6 +105,12 @@ class element_decoder {
   TRACECODEC_HOT constexpr void process_non_atom(const packet& p, Sink&& sink) noexcept {
     if (!process_single_element(p, sink)) process_general(p, sink);
   }
+
+  // The speculation depth after a Commit or Cancel of `n` P0 elements (D9.2.7.1, D9.2.8.4),
+  // for a reader that hands such a packet straight to its resolver (element_reader) instead
+  // of taking its element from process(). More than the depth: elements from before the
+  // Trace Info.
+  constexpr void lower_depth(std::uint32_t n) noexcept { depth_ = n > depth_ ? 0 : depth_ - n; }
 
   // Target addresses, timestamps, timestamp markers and the cycle counts that commit nothing
   // (COMMOPT 1 forms, D5.27/29/32/34): after atoms, what most trace is made of. Each yields
@@ -173,15 +177,19 @@ class element_decoder {
     auto atoms = [&] {  // cancel and mispredict packets may carry none
       if (p.atom_count) this->atoms(p.offset, p.atoms, p.atom_count, sink);
     };
+    auto implied = [&](std::uint32_t k) {
+      e.count = k;
+      emit(element_kind::commit);
+    };
     auto commit = [&](std::uint32_t n) {
       e.count = n;
       emit(element_kind::commit);
-      depth_ = n > depth_ ? 0 : depth_ - n;  // a commit of elements before the Trace Info
+      lower_depth(n);
     };
     auto cancel = [&](std::uint32_t n) {
       e.count = n;
       emit(element_kind::cancel);
-      depth_ = n > depth_ ? 0 : depth_ - n;
+      lower_depth(n);
     };
     auto cycle_count = [&] {
       e.cycles = p.cycles;
@@ -244,7 +252,7 @@ class element_decoder {
         const bool p0 = !cfg().commtrans;
         emit(element_kind::transaction_start, p0);
         t_ = true;
-        if (p0) update_depth(1, emit, e);
+        if (p0) update_depth(1, implied);
         return;
       }
       case K::transaction_commit:
@@ -300,7 +308,7 @@ class element_decoder {
         e.address = p.address;
         e.sub_isa = p.sub_isa;
         emit(element_kind::source_address, true);
-        update_depth(1, emit, e);
+        update_depth(1, implied);
         return;
       case K::event:  // D9.2.17.2
         for (std::uint8_t i = 0; i < 4; ++i)
@@ -319,7 +327,7 @@ class element_decoder {
         e.count = p.count;
         if (p.is(packet_flag::count_unknown)) e.flags = element_flag::count_unknown;
         emit(element_kind::q, true);
-        update_depth(1, emit, e);
+        update_depth(1, implied);
         if (has_address(p.kind)) target(false);
         return;
       }
@@ -334,12 +342,12 @@ class element_decoder {
         // element (its atom), and this one is committed with the P0 element after it.
         const bool p0 = cfg().profile == pe_profile::m;
         emit(element_kind::exception_return, p0);
-        if (p0) update_depth(1, emit, e);
+        if (p0) update_depth(1, implied);
         return;
       }
       case K::function_return:  // ETMv4.2+ Armv8-M (IHI0064 6.4): a P0 element
         emit(element_kind::function_return, true);
-        update_depth(1, emit, e);
+        update_depth(1, implied);
         return;
       default: break;
     }
@@ -370,19 +378,17 @@ class element_decoder {
       } else {
         exception();
       }
-      update_depth(1, emit, e);
+      update_depth(1, implied);
     }
   }
 
   // D9.2.18.3 UpdateSpecDepth(): beyond MAXSPEC the oldest elements are implicitly committed.
-  template <class Emit>
-  TRACECODEC_HOT constexpr void update_depth(std::uint32_t n, Emit& emit, element& e) noexcept {
+  // implied(count) makes the Commit element.
+  template <class Implied>
+  TRACECODEC_HOT constexpr void update_depth(std::uint32_t n, Implied& implied) noexcept {
     depth_ += n;
     if (depth_ > cfg().maxspec) {
-      if (!omit_implied_) {
-        e.count = depth_ - cfg().maxspec;
-        emit(element_kind::commit, false);
-      }
+      if (!omit_implied_) implied(depth_ - cfg().maxspec);
       depth_ = cfg().maxspec;
     }
   }

@@ -138,6 +138,21 @@ class element_reader {
           // An Exception packet is two bytes; the address packet after it is a packet of its
           // own (D5.13), which this decoder reads with it.
           last_packet_ = p.offset + (is_exception(p.kind) && p.size > 3 ? 2u : 0u);
+          if constexpr (Mode == mode::resolved) {
+            // A Commit packet makes one Commit element (D9.2.7.1), a Cancel format 1 without
+            // a mispredict one Cancel element (D9.2.8.4); the resolver acts on either at once
+            // (D9.3.3.1, D9.3.4.1): no element is built for them.
+            if (p.kind == packet_kind::commit) {
+              elements_.lower_depth(p.count);
+              resolve_.commit_now(p.count, on_element, on_error);
+              return;
+            }
+            if (p.kind == packet_kind::cancel_f1 && !p.is(packet_flag::mispredict)) {
+              elements_.lower_depth(p.count);
+              resolve_.cancel_now(p.count, on_element, on_error);
+              return;
+            }
+          }
           elements_.process_non_atom(p, to_resolver);
         },
         [&](const diagnostic& d) { after_error<Mode>(d, on_element, on_error); },

@@ -41,6 +41,13 @@ class element_ring {
     head_ = (head_ + 1) & (N - 1);
     --size_;
   }
+  // pop_front(), returning the element it removed: its place is not written again before the
+  // next push_back(), so the element is delivered from there without a copy.
+  constexpr const element& take_front() noexcept {
+    const element& f = buf_[head_];
+    pop_front();
+    return f;
+  }
   constexpr void truncate(std::size_t n) noexcept { size_ = n; }
   constexpr void clear() noexcept { head_ = size_ = 0; }
 
@@ -194,6 +201,31 @@ class resolver {
     }
   }
 
+  // push() of a Commit element of `n` when MAXSPEC is not 0, without the element
+  // (element_reader: a Commit packet).
+  template <class Out, class Err>
+  constexpr void commit_now(std::uint32_t n, Out&& out, Err&& err) noexcept {
+    // The common case with shallow speculation: the Commit takes the one element queued, an
+    // atom run, whole (with nothing else queued, no Mispredict waits behind it), outside a
+    // transaction. What commit() does then, without its loop.
+    if (q_.size() == 1 && unseen_ == 0 && !in_tx_) {
+      const element& f = q_.front();
+      if (f.kind == element_kind::atom && f.p0 && atom_count(f) <= n) {
+        q_.pop_front();
+        p0_ = held_ = 0;
+        overflow_reported_ = false;
+        out(f);
+        return;
+      }
+    }
+    commit(n, out, err);
+  }
+  // push() of a Cancel element of `n` when MAXSPEC is not 0, without the element.
+  template <class Out, class Err>
+  constexpr void cancel_now(std::uint32_t n, Out&& out, Err&& err) noexcept {
+    cancel(n, out, err);
+  }
+
   // MAXSPEC 0: a stage-1 element goes straight to the transaction stage (see push()).
   template <class Out, class Err>
   TRACECODEC_HOT constexpr void push_unspeculated(const element& e, Out&& out, Err&& err) noexcept {
@@ -326,8 +358,7 @@ class resolver {
   TRACECODEC_HOT constexpr void release_front(Out& out, Err& err) noexcept {
     if (unseen_ != 0) return;
     while (!q_.empty() && !q_.front().p0) {
-      const element f = q_.front();
-      q_.pop_front();
+      const element& f = q_.take_front();
       --held_;
       deliver(f, out, err);
     }
@@ -394,8 +425,7 @@ class resolver {
         deliver_committed(part, out, err);  // the Mispredicts behind the run are for its end
         return;
       }
-      const element f = front;
-      q_.pop_front();
+      const element& f = q_.take_front();
       p0_ -= w;
       held_ -= units(f);
       n -= w;
