@@ -106,10 +106,10 @@ class element_decoder {
     if (!process_single_element(p, sink)) process_general(p, sink);
   }
 
-  // The speculation depth after a Commit or Cancel of `n` P0 elements (D9.2.7.1, D9.2.8.4),
+  // The speculation depth after a Commit or Cancel of `n` P0 elements (D9.2.8.2, D9.2.8.4),
   // for a reader that hands such a packet straight to its resolver (element_reader) instead
-  // of taking its element from process(). More than the depth: elements from before the
-  // Trace Info.
+  // of taking its element from process(). The depth stops at 0: a larger `n` also takes
+  // elements traced before the Trace Info.
   constexpr void lower_depth(std::uint32_t n) noexcept { depth_ = n > depth_ ? 0 : depth_ - n; }
 
   // Target addresses, timestamps, timestamp markers and the cycle counts that commit nothing

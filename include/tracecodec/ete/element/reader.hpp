@@ -139,7 +139,7 @@ class element_reader {
           // own (D5.13), which this decoder reads with it.
           last_packet_ = p.offset + (is_exception(p.kind) && p.size > 3 ? 2u : 0u);
           if constexpr (Mode == mode::resolved) {
-            // A Commit packet makes one Commit element (D9.2.7.1), a Cancel format 1 without
+            // A Commit packet makes one Commit element (D9.2.8.2), a Cancel format 1 without
             // a mispredict one Cancel element (D9.2.8.4); the resolver acts on either at once
             // (D9.3.3.1, D9.3.4.1): no element is built for them.
             if (p.kind == packet_kind::commit) {
