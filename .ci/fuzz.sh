@@ -32,7 +32,7 @@ if [ -n "$missing" ]; then
 fi
 
 options="-Dfuzzers=true -Db_sanitize=address,undefined -Db_lundef=false -Dbenchmarks=disabled
-  -Dopencsd=disabled -Dfreestanding_check=disabled -Dicount_gate=disabled -Dexamples=false -Dtools=false
+  -Dopencsd=disabled -Dfreestanding_check=disabled -Dicount_gate=disabled -Daarch64_qemu=disabled -Dexamples=false -Dtools=false
   -Doptimization=1 -Ddebug=false -Dcpp_args=-gline-tables-only"
 if [ -f "$build/build.ninja" ]; then
   meson setup --reconfigure "$build" $options >/dev/null

@@ -140,13 +140,22 @@ struct data_batch {
 #else
 #define TRACECODEC_DEFORMAT_BUILTINS 0
 #endif
-// x86: memory-aligned batches through an SSSE3 pass (byte shuffles), chosen at run time; the
-// scalar batch loop is the reference and the path everywhere else.
+// Memory-aligned batches through a block pass of byte shuffles: x86 with SSSE3 (chosen at run
+// time), AArch64 with GCC (Advanced SIMD `tbl`, which every AArch64 PE has). The scalar batch
+// loop is the reference and the path everywhere else (Clang on AArch64 included: it has other
+// names for the NEON builtins, and the codec headers may not include <arm_neon.h>).
 #if TRACECODEC_DEFORMAT_BUILTINS && (defined(__x86_64__) || defined(__i386__))
 #define TRACECODEC_DEFORMAT_SSSE3 1
 #else
 #define TRACECODEC_DEFORMAT_SSSE3 0
 #endif
+#if TRACECODEC_DEFORMAT_BUILTINS && defined(__aarch64__) && defined(__ARM_NEON) && !defined(__clang__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TRACECODEC_DEFORMAT_NEON 1
+#else
+#define TRACECODEC_DEFORMAT_NEON 0
+#endif
+#define TRACECODEC_DEFORMAT_BLOCKS (TRACECODEC_DEFORMAT_SSSE3 || TRACECODEC_DEFORMAT_NEON)
 namespace detail {
 
 // Little-endian words: with the builtins one unaligned load or store (__builtin_memcpy); the
@@ -238,7 +247,7 @@ constexpr unsigned lowest_bit(unsigned v) noexcept {  // v != 0
 #endif
 }
 
-#if TRACECODEC_DEFORMAT_SSSE3
+#if TRACECODEC_DEFORMAT_BLOCKS
 // Per ID-byte pattern (bit k: byte 2k is an ID byte): the frame's data bytes (bits 0-14, ID
 // bytes out) and how many ID bytes it has.
 struct layout_table {
@@ -295,17 +304,32 @@ constexpr shuffle_tables make_shuffles() noexcept {
 }
 inline constexpr shuffle_tables shuffles = make_shuffles();
 
-inline bool have_ssse3() noexcept { return __builtin_cpu_supports("ssse3"); }
-
-// 16-byte vectors through the compilers' own x86 builtins (what <tmmintrin.h> wraps; no
-// header, so the codec headers stay on the freestanding ones).
+// 16-byte vectors through the compilers' own builtins (what <tmmintrin.h> and <arm_neon.h>
+// wrap; no header, so the codec headers stay on the freestanding ones).
 using bytes16 = char __attribute__((vector_size(16)));
 using halves16 = short __attribute__((vector_size(16)));
-inline bytes16 load16(const void* p) noexcept {
-  bytes16 v;
+using ubytes16 = unsigned char __attribute__((vector_size(16)));
+template <class V>
+inline V load16(const void* p) noexcept {
+  V v;
   __builtin_memcpy(&v, p, 16);
   return v;
 }
+
+// What unpack_frames notes of frame j, whose data bytes it stored at b.bytes[len], after
+// them (`ids`: its ID-byte pattern). Without a branch on what the frame holds.
+[[gnu::always_inline]] inline void note_frame(frame_block& b, std::size_t j, unsigned ids, std::size_t& len,
+                                              std::size_t& with_ids) noexcept {
+  b.with_ids[with_ids] = static_cast<std::uint8_t>(j);
+  with_ids += ids != 0 ? 1u : 0u;
+  b.masks[j] = frame_layouts.m[ids];
+  b.starts[j] = static_cast<std::uint16_t>(len);
+  len += 15u - frame_layouts.ids[ids];
+}
+#endif
+
+#if TRACECODEC_DEFORMAT_SSSE3
+inline bool have_block_unpack() noexcept { return __builtin_cpu_supports("ssse3"); }
 
 // Frames [j, n) of the block from f: the same work for every frame, no branch on what it
 // holds (in dense captures sources change at random frames and places, so such a branch
@@ -316,20 +340,40 @@ inline bytes16 load16(const void* p) noexcept {
   // In locals: the byte stores below may alias anything, so the references would be reloaded.
   std::size_t len = len_out, with_ids = with_ids_out;
   for (; j < n; ++j, f += frame_size) {
-    const bytes16 v = load16(f);
+    const bytes16 v = load16<bytes16>(f);
     // Bit 0 of each even byte, as the sign of its 16-bit lane, packed to bits 0-7 (psllw,
     // packsswb, pmovmskb).
     const halves16 signs = __builtin_bit_cast(halves16, v) << 15;
     const unsigned ids = static_cast<unsigned>(
         __builtin_ia32_pmovmskb128(__builtin_ia32_packsswb128(signs, halves16{}))) & 0xFFu;
-    const bytes16 u = v | load16(shuffles.aux[f[15]]);
-    const bytes16 closed = __builtin_ia32_pshufb128(u, load16(shuffles.close_up[ids]));
+    const bytes16 u = v | load16<bytes16>(shuffles.aux[f[15]]);
+    const bytes16 closed = __builtin_ia32_pshufb128(u, load16<bytes16>(shuffles.close_up[ids]));
     __builtin_memcpy(b.bytes + len, &closed, 16);
-    b.with_ids[with_ids] = static_cast<std::uint8_t>(j);
-    with_ids += ids != 0 ? 1u : 0u;
-    b.masks[j] = frame_layouts.m[ids];
-    b.starts[j] = static_cast<std::uint16_t>(len);
-    len += 15u - frame_layouts.ids[ids];
+    note_frame(b, j, ids, len, with_ids);
+  }
+  b.starts[n] = static_cast<std::uint16_t>(len);
+  len_out = len;
+  with_ids_out = with_ids;
+}
+#endif
+
+#if TRACECODEC_DEFORMAT_NEON
+constexpr bool have_block_unpack() noexcept { return true; }
+
+// The same as the SSSE3 form, in AArch64 Advanced SIMD: `tbl` gives 0 for an index of 16 or
+// more, as `pshufb` does for one with bit 7 set, so the tables are shared.
+inline void unpack_frames(const std::uint8_t* f, std::size_t j, std::size_t n, frame_block& b,
+                          std::size_t& len_out, std::size_t& with_ids_out) noexcept {
+  // Bit 0 of byte 2k as bit k: each even byte's lowest bit weighted, then all lanes added.
+  constexpr ubytes16 weights = {1, 0, 2, 0, 4, 0, 8, 0, 16, 0, 32, 0, 64, 0, 128, 0};
+  std::size_t len = len_out, with_ids = with_ids_out;
+  for (; j < n; ++j, f += frame_size) {
+    const ubytes16 v = load16<ubytes16>(f);
+    const unsigned ids = __builtin_aarch64_reduc_plus_scal_v16qi_uu((v & 1) * weights);
+    const ubytes16 u = v | load16<ubytes16>(shuffles.aux[f[15]]);
+    const ubytes16 closed = __builtin_aarch64_qtbl1v16qi_uuu(u, load16<ubytes16>(shuffles.close_up[ids]));
+    __builtin_memcpy(b.bytes + len, &closed, 16);
+    note_frame(b, j, ids, len, with_ids);
   }
   b.starts[n] = static_cast<std::uint16_t>(len);
   len_out = len;
@@ -346,11 +390,12 @@ class deformatter {
 
   constexpr frame_format format() const noexcept { return format_; }
 
-  // Whether batches of memory-aligned frames go through the SSSE3 path (x86 whose CPU has
-  // SSSE3, built with GCC or Clang); else the scalar one. Both give the same batches.
+  // Whether batches of memory-aligned frames go through the block path of byte shuffles (x86
+  // whose CPU has SSSE3, built with GCC or Clang; AArch64 built with GCC); else the scalar
+  // one. Both give the same batches.
   static bool simd_batches() noexcept {
-#if TRACECODEC_DEFORMAT_SSSE3
-    return detail::have_ssse3();
+#if TRACECODEC_DEFORMAT_BLOCKS
+    return detail::have_block_unpack();
 #else
     return false;
 #endif
@@ -530,9 +575,9 @@ class deformatter {
     std::size_t i = 0;
     if (!complete_split_frame(data, size, i, out, on_error)) return;
     const std::uint64_t base = offset_ - i;  // input offset of data[0]
-#if TRACECODEC_DEFORMAT_SSSE3
+#if TRACECODEC_DEFORMAT_BLOCKS
     bool blocks = false;  // (not a const bool: its initializer would count as constant-evaluated)
-    if (!std::is_constant_evaluated()) blocks = detail::have_ssse3();
+    if (!std::is_constant_evaluated()) blocks = detail::have_block_unpack();
 #endif
     while (size - i >= frame_size) {
       if (known_ && valid_trace_id(id_)) {
@@ -579,7 +624,7 @@ class deformatter {
         i += frame_size * j;
         if (j == n) continue;  // the batch is full, or the input ends
         if (f[0] != 0xFF || !barrier_frame(f)) {  // an ID change: straight to frame_with_ids
-#if TRACECODEC_DEFORMAT_SSSE3
+#if TRACECODEC_DEFORMAT_BLOCKS
           if (blocks) {
             i = change_blocks(data, i, size, base, out, on_error);
             continue;
@@ -592,7 +637,7 @@ class deformatter {
           continue;
         }
       }
-#if TRACECODEC_DEFORMAT_SSSE3
+#if TRACECODEC_DEFORMAT_BLOCKS
       else if (blocks) {  // data of no valid source (null ID padding, ...) up to its next ID byte
         i = change_blocks(data, i, size, base, out, on_error);
         continue;
@@ -605,7 +650,7 @@ class deformatter {
     keep_tail(data, i, size);
   }
 
-#if TRACECODEC_DEFORMAT_SSSE3
+#if TRACECODEC_DEFORMAT_BLOCKS
   // A place in a block: in frame `frame` the bytes of `mask`, from (or up to) blk.bytes[at];
   // for the start of a run, its OpenCSD segment number (data_batch::first_segment).
   struct cut {
@@ -615,7 +660,7 @@ class deformatter {
     std::size_t at;
   };
 
-  // Batches, x86 with SSSE3, from a frame the batch loop stops at (an ID change, or data of no
+  // Batches, with the block path, from a frame the batch loop stops at (an ID change, or data of no
   // valid source): blocks of up to batch_frames frames, each unpacked by detail::unpack_frames
   // into one buffer in stream order whatever their sources, then cut at the ID bytes of the
   // frames that have them into a batch per run of a source. The run still open at the end of a
