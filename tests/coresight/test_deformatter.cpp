@@ -701,11 +701,11 @@ TEST_CASE("deformatter batches: null and reserved IDs, data before the first ID 
 
 TEST_CASE("deformatter batches: the path this build tests") {
   // coresight-deformatter runs the block path of byte shuffles: SSSE3 on x86 (every x86-64
-  // CPU CI runs on has it), Advanced SIMD on AArch64 built with GCC (the aarch64-qemu test);
-  // coresight-deformatter-portable the scalar one. All are held to the same checks.
+  // CPU CI runs on has it), Advanced SIMD on AArch64 (aarch64-coresight, built with GCC and
+  // with Clang); coresight-deformatter-portable the scalar one. All are held to the same checks.
 #if defined(TRACECODEC_DEFORMAT_PORTABLE)
   CHECK_FALSE(deformatter::simd_batches());
-#elif defined(__x86_64__) || defined(__i386__) || (defined(__aarch64__) && !defined(__clang__))
+#elif defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
   CHECK(deformatter::simd_batches());
 #else
   CHECK_FALSE(deformatter::simd_batches());

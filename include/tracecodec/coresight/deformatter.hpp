@@ -141,15 +141,14 @@ struct data_batch {
 #define TRACECODEC_DEFORMAT_BUILTINS 0
 #endif
 // Memory-aligned batches through a block pass of byte shuffles: x86 with SSSE3 (chosen at run
-// time), AArch64 with GCC (Advanced SIMD `tbl`, which every AArch64 PE has). The scalar batch
-// loop is the reference and the path everywhere else (Clang on AArch64 included: it has other
-// names for the NEON builtins, and the codec headers may not include <arm_neon.h>).
+// time), AArch64 (Advanced SIMD `tbl`, which every AArch64 PE has). The scalar batch loop is
+// the reference and the path everywhere else.
 #if TRACECODEC_DEFORMAT_BUILTINS && (defined(__x86_64__) || defined(__i386__))
 #define TRACECODEC_DEFORMAT_SSSE3 1
 #else
 #define TRACECODEC_DEFORMAT_SSSE3 0
 #endif
-#if TRACECODEC_DEFORMAT_BUILTINS && defined(__aarch64__) && defined(__ARM_NEON) && !defined(__clang__) && \
+#if TRACECODEC_DEFORMAT_BUILTINS && defined(__aarch64__) && defined(__ARM_NEON) && \
     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define TRACECODEC_DEFORMAT_NEON 1
 #else
@@ -360,6 +359,21 @@ inline bool have_block_unpack() noexcept { return __builtin_cpu_supports("ssse3"
 #if TRACECODEC_DEFORMAT_NEON
 constexpr bool have_block_unpack() noexcept { return true; }
 
+// vqtbl1q_u8 and vaddvq_u8 of <arm_neon.h>, which the codec headers may not include: GCC and
+// Clang name the builtins behind them differently.
+#if defined(__clang__)
+using neon_s8x16 = __attribute__((neon_vector_type(16))) signed char;
+inline ubytes16 table_lookup(ubytes16 t, ubytes16 i) noexcept {
+  return (ubytes16)__builtin_neon_vqtbl1q_v((neon_s8x16)t, (neon_s8x16)i, 48);  // 48: uint8x16_t
+}
+inline unsigned add_lanes(ubytes16 v) noexcept {
+  return static_cast<std::uint8_t>(__builtin_neon_vaddvq_u8((__attribute__((neon_vector_type(16))) unsigned char)v));
+}
+#else
+inline ubytes16 table_lookup(ubytes16 t, ubytes16 i) noexcept { return __builtin_aarch64_qtbl1v16qi_uuu(t, i); }
+inline unsigned add_lanes(ubytes16 v) noexcept { return __builtin_aarch64_reduc_plus_scal_v16qi_uu(v); }
+#endif
+
 // The same as the SSSE3 form, in AArch64 Advanced SIMD: `tbl` gives 0 for an index of 16 or
 // more, as `pshufb` does for one with bit 7 set, so the tables are shared.
 inline void unpack_frames(const std::uint8_t* f, std::size_t j, std::size_t n, frame_block& b,
@@ -369,9 +383,9 @@ inline void unpack_frames(const std::uint8_t* f, std::size_t j, std::size_t n, f
   std::size_t len = len_out, with_ids = with_ids_out;
   for (; j < n; ++j, f += frame_size) {
     const ubytes16 v = load16<ubytes16>(f);
-    const unsigned ids = __builtin_aarch64_reduc_plus_scal_v16qi_uu((v & 1) * weights);
+    const unsigned ids = add_lanes((v & 1) * weights);
     const ubytes16 u = v | load16<ubytes16>(shuffles.aux[f[15]]);
-    const ubytes16 closed = __builtin_aarch64_qtbl1v16qi_uuu(u, load16<ubytes16>(shuffles.close_up[ids]));
+    const ubytes16 closed = table_lookup(u, load16<ubytes16>(shuffles.close_up[ids]));
     __builtin_memcpy(b.bytes + len, &closed, 16);
     note_frame(b, j, ids, len, with_ids);
   }
@@ -391,7 +405,7 @@ class deformatter {
   constexpr frame_format format() const noexcept { return format_; }
 
   // Whether batches of memory-aligned frames go through the block path of byte shuffles (x86
-  // whose CPU has SSSE3, built with GCC or Clang; AArch64 built with GCC); else the scalar
+  // whose CPU has SSSE3, AArch64; built with GCC or Clang); else the scalar
   // one. Both give the same batches.
   static bool simd_batches() noexcept {
 #if TRACECODEC_DEFORMAT_BLOCKS
