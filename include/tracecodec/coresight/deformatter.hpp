@@ -314,50 +314,28 @@ inline V load16(const void* p) noexcept {
   __builtin_memcpy(&v, p, 16);
   return v;
 }
-
-// What unpack_frames notes of frame j, whose data bytes it stored at b.bytes[len], after
-// them (`ids`: its ID-byte pattern). Without a branch on what the frame holds.
-[[gnu::always_inline]] inline void note_frame(frame_block& b, std::size_t j, unsigned ids, std::size_t& len,
-                                              std::size_t& with_ids) noexcept {
-  b.with_ids[with_ids] = static_cast<std::uint8_t>(j);
-  with_ids += ids != 0 ? 1u : 0u;
-  b.masks[j] = frame_layouts.m[ids];
-  b.starts[j] = static_cast<std::uint16_t>(len);
-  len += 15u - frame_layouts.ids[ids];
-}
 #endif
 
 #if TRACECODEC_DEFORMAT_SSSE3
 inline bool have_block_unpack() noexcept { return __builtin_cpu_supports("ssse3"); }
+#define TRACECODEC_DEFORMAT_BLOCK_TARGET [[gnu::target("ssse3")]]
 
-// Frames [j, n) of the block from f: the same work for every frame, no branch on what it
-// holds (in dense captures sources change at random frames and places, so such a branch
-// would be mispredicted). A frame with ID bytes is only noted; the batch loop splits it.
-[[gnu::target("ssse3")]] inline void unpack_frames(const std::uint8_t* f, std::size_t j, std::size_t n,
-                                                   frame_block& b, std::size_t& len_out,
-                                                   std::size_t& with_ids_out) noexcept {
-  // In locals: the byte stores below may alias anything, so the references would be reloaded.
-  std::size_t len = len_out, with_ids = with_ids_out;
-  for (; j < n; ++j, f += frame_size) {
-    const bytes16 v = load16<bytes16>(f);
-    // Bit 0 of each even byte, as the sign of its 16-bit lane, packed to bits 0-7 (psllw,
-    // packsswb, pmovmskb).
-    const halves16 signs = __builtin_bit_cast(halves16, v) << 15;
-    const unsigned ids = static_cast<unsigned>(
-        __builtin_ia32_pmovmskb128(__builtin_ia32_packsswb128(signs, halves16{}))) & 0xFFu;
-    const bytes16 u = v | load16<bytes16>(shuffles.aux[f[15]]);
-    const bytes16 closed = __builtin_ia32_pshufb128(u, load16<bytes16>(shuffles.close_up[ids]));
-    __builtin_memcpy(b.bytes + len, &closed, 16);
-    note_frame(b, j, ids, len, with_ids);
-  }
-  b.starts[n] = static_cast<std::uint16_t>(len);
-  len_out = len;
-  with_ids_out = with_ids;
+using frame_vector = bytes16;
+
+// Bit 0 of each even byte of v as bits 0-7 (bit k: byte 2k): as the sign of its 16-bit lane,
+// packed (psllw, packsswb, pmovmskb).
+[[gnu::target("ssse3"), gnu::always_inline]] inline unsigned even_low_bits(bytes16 v) noexcept {
+  const halves16 signs = __builtin_bit_cast(halves16, v) << 15;
+  return static_cast<unsigned>(__builtin_ia32_pmovmskb128(__builtin_ia32_packsswb128(signs, halves16{}))) & 0xFFu;
+}
+[[gnu::target("ssse3"), gnu::always_inline]] inline bytes16 byte_shuffle(bytes16 v, bytes16 places) noexcept {
+  return __builtin_ia32_pshufb128(v, places);
 }
 #endif
 
 #if TRACECODEC_DEFORMAT_NEON
 constexpr bool have_block_unpack() noexcept { return true; }
+#define TRACECODEC_DEFORMAT_BLOCK_TARGET
 
 // vqtbl1q_u8 and vaddvq_u8 of <arm_neon.h>, which the codec headers may not include: GCC and
 // Clang name the builtins behind them differently.
@@ -374,20 +352,49 @@ inline ubytes16 table_lookup(ubytes16 t, ubytes16 i) noexcept { return __builtin
 inline unsigned add_lanes(ubytes16 v) noexcept { return __builtin_aarch64_reduc_plus_scal_v16qi_uu(v); }
 #endif
 
-// The same as the SSSE3 form, in AArch64 Advanced SIMD: `tbl` gives 0 for an index of 16 or
-// more, as `pshufb` does for one with bit 7 set, so the tables are shared.
-inline void unpack_frames(const std::uint8_t* f, std::size_t j, std::size_t n, frame_block& b,
-                          std::size_t& len_out, std::size_t& with_ids_out) noexcept {
-  // Bit 0 of byte 2k as bit k: each even byte's lowest bit weighted, then all lanes added.
+using frame_vector = ubytes16;
+
+// Bit 0 of each even byte of v as bits 0-7 (bit k: byte 2k): each weighted, then all lanes
+// added.
+[[gnu::always_inline]] inline unsigned even_low_bits(ubytes16 v) noexcept {
   constexpr ubytes16 weights = {1, 0, 2, 0, 4, 0, 8, 0, 16, 0, 32, 0, 64, 0, 128, 0};
+  return add_lanes((v & 1) * weights);
+}
+// `tbl` gives 0 for an index of 16 or more, as `pshufb` does for one with bit 7 set, so the
+// tables serve both.
+[[gnu::always_inline]] inline ubytes16 byte_shuffle(ubytes16 v, ubytes16 places) noexcept {
+  return table_lookup(v, places);
+}
+#endif
+
+#if TRACECODEC_DEFORMAT_BLOCKS
+// One frame at f: its data bytes (bit 0 restored, ID bytes closed up) stored at `to` (16 bytes
+// written); returns its ID-byte pattern (bit k: byte 2k is an ID byte).
+TRACECODEC_DEFORMAT_BLOCK_TARGET [[gnu::always_inline]] inline unsigned unpack_frame(const std::uint8_t* f,
+                                                                                   std::uint8_t* to) noexcept {
+  const frame_vector v = load16<frame_vector>(f);
+  const unsigned ids = even_low_bits(v);
+  const frame_vector u = v | load16<frame_vector>(shuffles.aux[f[15]]);
+  const frame_vector closed = byte_shuffle(u, load16<frame_vector>(shuffles.close_up[ids]));
+  __builtin_memcpy(to, &closed, 16);
+  return ids;
+}
+
+// Frames [j, n) of the block from f: the same work for every frame, no branch on what it
+// holds (in dense captures sources change at random frames and places, so such a branch
+// would be mispredicted). A frame with ID bytes is only noted; the batch loop splits it.
+TRACECODEC_DEFORMAT_BLOCK_TARGET inline void unpack_frames(const std::uint8_t* f, std::size_t j, std::size_t n,
+                                                           frame_block& b, std::size_t& len_out,
+                                                           std::size_t& with_ids_out) noexcept {
+  // In locals: the byte stores below may alias anything, so the references would be reloaded.
   std::size_t len = len_out, with_ids = with_ids_out;
   for (; j < n; ++j, f += frame_size) {
-    const ubytes16 v = load16<ubytes16>(f);
-    const unsigned ids = add_lanes((v & 1) * weights);
-    const ubytes16 u = v | load16<ubytes16>(shuffles.aux[f[15]]);
-    const ubytes16 closed = table_lookup(u, load16<ubytes16>(shuffles.close_up[ids]));
-    __builtin_memcpy(b.bytes + len, &closed, 16);
-    note_frame(b, j, ids, len, with_ids);
+    const unsigned ids = unpack_frame(f, b.bytes + len);
+    b.with_ids[with_ids] = static_cast<std::uint8_t>(j);
+    with_ids += ids != 0 ? 1u : 0u;
+    b.masks[j] = frame_layouts.m[ids];
+    b.starts[j] = static_cast<std::uint16_t>(len);
+    len += 15u - frame_layouts.ids[ids];
   }
   b.starts[n] = static_cast<std::uint16_t>(len);
   len_out = len;
