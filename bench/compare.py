@@ -29,7 +29,7 @@ def main():
             continue
         family, corpus = name.split("/", 1)
         rows.setdefault(corpus, {})[family] = b.get("bytes_per_second", 0.0) / 1e6
-        if family.endswith("_flow"):  # instructions and ranges per second, in millions
+        if family.endswith(("_flow", "_flow_without_memo")):  # instructions and ranges per second, in millions
             flow.setdefault(corpus, {})[family] = (b.get("bytes_per_second", 0.0) / 1e6,
                                                    b.get("instructions", 0.0) / 1e6,
                                                    b.get("ranges", 0.0) / 1e6)
@@ -71,17 +71,20 @@ def main():
             e, eo = r.get("BM_ete_elements"), r.get("BM_ete_elements_opaque")
             print(f"| {corpus} | {fmt(d)} | {fmt(do)} | {kept(d, do)} | {fmt(e)} | {fmt(eo)} | {kept(e, eo)} |")
     # Program flow (BM_*_flow over the flow corpora: snapshots with memory images). The ratio
-    # is of bytes/s; BM_ete_flow appears once tracecodec has a flow benchmark.
+    # is of bytes/s. BM_ete_flow_without_memo: the same without the memo of atom elements
+    # (flow_options::memo), and what the memo gains.
     if flow:
         print()
         print("| corpus | OpenCSD flow MB/s | M instr/s | M ranges/s | ete flow MB/s | M instr/s "
-              "| M ranges/s | ratio |")
-        print("|---|---|---|---|---|---|---|---|")
+              "| M ranges/s | ratio | without memo MB/s | memo gain |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for corpus, r in flow.items():
             o, e = r.get("BM_opencsd_flow"), r.get("BM_ete_flow")
+            w = r.get("BM_ete_flow_without_memo")
             cells = lambda t: (f"{t[0]:.1f} | {t[1]:.1f} | {t[2]:.2f}" if t else "- | - | -")
             ratio = f"{e[0] / o[0]:.1f}x" if (o and e and o[0]) else "-"
-            print(f"| {corpus} | {cells(o)} | {cells(e)} | {ratio} |")
+            gain = f"{e[0] / w[0]:.2f}x" if (e and w and w[0]) else "-"
+            print(f"| {corpus} | {cells(o)} | {cells(e)} | {ratio} | {f'{w[0]:.1f}' if w else '-'} | {gain} |")
 
     # Parallel decode of one buffer (the corpus repeated to 64 MiB; wall-clock): serially
     # (1 thread), one consumer in stream order, and a consumer per segment (2 threads).

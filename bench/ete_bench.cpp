@@ -26,6 +26,7 @@
 //   BM_packet_read/<corpus>    reading the streamed encoder's input packets only: its memory floor
 //   BM_ete_flow/<flow corpus>  bytes -> program flow (ete/flow/: instruction ranges, exceptions,
 //                              context, ... with the snapshot's memory image), every field read
+//   BM_ete_flow_without_memo/<flow corpus>  the same without the memo of atom elements
 //   BM_opencsd_flow/<flow corpus>  OpenCSD's full decode (ETE decoder, the snapshot's memory
 //                              image): bytes -> instruction ranges, counted
 //   BM_coresight_deformat/<capture>  CoreSight formatted frames -> each trace ID's bytes
@@ -164,11 +165,12 @@ void opencsd_decode(benchmark::State& state, const corpus* c) {
 
 // The flow decoder over the snapshot's memory image; a consumer reads every field of every
 // element. The block cache starts cold in each iteration (a new decoder).
-void ete_flow(benchmark::State& state, const flow_corpus* c) {
+void ete_flow_with(benchmark::State& state, const flow_corpus* c, bool memo) {
   std::uint64_t ranges = 0, instructions = 0;
   program_image image(c->regions().data(), c->regions().size());
   flow_options o;
   o.arch = c->arch;
+  o.memo = memo;
   auto fd = std::make_unique<flow_decoder<>>(c->regs, image, o);
   for (auto _ : state) {
     *fd = flow_decoder<>(c->regs, image, o);
@@ -189,6 +191,9 @@ void ete_flow(benchmark::State& state, const flow_corpus* c) {
   state.counters["instructions"] = benchmark::Counter(static_cast<double>(instructions), benchmark::Counter::kIsRate);
   state.counters["ranges"] = benchmark::Counter(static_cast<double>(ranges), benchmark::Counter::kIsRate);
 }
+void ete_flow(benchmark::State& state, const flow_corpus* c) { ete_flow_with(state, c, true); }
+// The same without the memo of atom elements (flow_options::memo): what the memo saves.
+void ete_flow_without_memo(benchmark::State& state, const flow_corpus* c) { ete_flow_with(state, c, false); }
 
 #ifdef TRACECODEC_HAVE_OPENCSD
 void opencsd_flow(benchmark::State& state, const flow_corpus* c) {
@@ -576,6 +581,7 @@ int main(int argc, char** argv) {
   }
   for (const flow_corpus& c : flow_corpora()) {
     register_on("BM_ete_flow", ete_flow, c);
+    register_on("BM_ete_flow_without_memo", ete_flow_without_memo, c);
 #ifdef TRACECODEC_HAVE_OPENCSD
     register_on("BM_opencsd_flow", opencsd_flow, c);
 #endif

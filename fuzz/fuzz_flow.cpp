@@ -13,7 +13,8 @@
 // instruction, 2-4 per T32 one, at most one walk long), bounded work, one end_of_trace, last;
 // the whole buffer, random chunks, and chunks after reset() (block cache
 // kept) give the same flow and diagnostics, and so do a reader delivering 256 bytes at a
-// time and the analysis of one atom at a time (flow_options::atom_at_a_time); status() agrees
+// time and the analysis of one atom at a time (flow_options::atom_at_a_time) and without the
+// memo (flow_options::memo); status() agrees
 // with validate(). Every word of
 // the regions goes through the three classifier entry points.
 #include <algorithm>
@@ -274,13 +275,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   // The general path one atom at a time (the reference for the loop over an atom element's
-  // atoms) gives the same flow.
-  {
-    flow_options slow = opt;
-    slow.atom_at_a_time = true;
+  // atoms), and the loop without the memo of atom elements, give the same flow.
+  for (const bool one_at_a_time : {true, false}) {
+    flow_options other = opt;
+    if (one_at_a_time) other.atom_at_a_time = true;
+    else other.memo = false;
     image_holder img_d(in);
     flow_run d;
-    std::make_unique<decoder_type>(in.regs, img_d.image, slow)->decode(in.trace, in.n, d, d);
+    std::make_unique<decoder_type>(in.regs, img_d.image, other)->decode(in.trace, in.n, d, d);
     FUZZ_CHECK(d.flow == whole.flow);
     FUZZ_CHECK(d.errors == whole.errors);
   }

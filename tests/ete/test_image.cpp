@@ -940,16 +940,19 @@ TEST_CASE("elf: hostile and broken files give errors") {
   CHECK(tracecodec::elf::parse(nullptr, 0).error == "not an ELF file");
 }
 
-// The loop that analyzes an atom element's atoms together (flow_analyzer::atom_run) against
-// the general path one atom at a time (flow_options::atom_at_a_time), which the conformance
-// and property tests also check: the first buffer of every corpus snapshot with memory, and
-// copies of it with bytes changed at random (atom headers among them), with the return stack
-// off as captured and forced on (no snapshot has it, and the loop follows returns itself).
+// The loop that analyzes an atom element's atoms together (flow_analyzer::atom_run), with
+// and without the memo of atom elements (flow_options::memo), against the general path one
+// atom at a time (flow_options::atom_at_a_time), which the conformance and property tests
+// also check: the first buffer of every corpus snapshot with memory, and copies of it with
+// bytes changed at random (atom headers among them), with the return stack off as captured
+// and forced on (no snapshot has it, and the loop follows returns itself). The decoders are
+// kept from input to input, so the memo replays what other inputs left in it.
 TEST_CASE("flow: atom elements analyzed in one loop give the flow of one atom at a time") {
   const std::vector<fs::path> snaps = corpus_snapshots();
   if (snaps.empty()) return;
   std::mt19937_64 rng(2026);
-  std::size_t snapshots = 0, inputs = 0, ranges = 0, differing = 0;
+  std::size_t snapshots = 0, inputs = 0, ranges = 0, differing = 0, differing_memo = 0;
+  std::uint64_t memo_hits = 0;
   for (const fs::path& snap : snaps) {
     const snapshot::loaded s = snapshot::load(snap.string());
     if (!s.error.empty() || s.regions.empty() || s.buffers.empty() || s.buffers[0].data.empty()) continue;
@@ -962,32 +965,44 @@ TEST_CASE("flow: atom elements analyzed in one loop give the flow of one atom at
         r.trcidr0 |= 1u << 9;      // TRCIDR0.RETSTACK
         r.trcconfigr |= 1u << 12;  // TRCCONFIGR.RS
       }
-      flow_options fast{s.arch}, slow{s.arch};
+      flow_options fast{s.arch}, slow{s.arch}, no_memo{s.arch};
       slow.atom_at_a_time = true;
+      no_memo.memo = false;
       auto a = std::make_unique<flow_decoder<>>(r, image, fast);
       auto b = std::make_unique<flow_decoder<>>(r, image, slow);
+      auto c = std::make_unique<flow_decoder<>>(r, image, no_memo);
       for (int it = 0; it < 40; ++it) {
         std::vector<std::uint8_t> t = s.buffers[0].data;
         for (int f = 0; it != 0 && f < 1 + static_cast<int>(rng() % 12); ++f) {
           std::uint8_t& byte = t[rng() % t.size()];
           byte = rng() % 2 ? static_cast<std::uint8_t>(rng()) : static_cast<std::uint8_t>(0xF8 | (rng() & 7));
         }
-        std::vector<flow_element> fa, fb;
-        std::vector<std::uint64_t> ea, eb;
+        std::vector<flow_element> fa, fb, fc;
+        std::vector<std::uint64_t> ea, eb, ec;
         a->reset();
         b->reset();
+        c->reset();
         a->decode(t.data(), t.size(), [&](const flow_element& f) { fa.push_back(f); },
                   [&](const diagnostic& d) { ea.push_back(d.offset); });
         b->decode(t.data(), t.size(), [&](const flow_element& f) { fb.push_back(f); },
                   [&](const diagnostic& d) { eb.push_back(d.offset); });
+        c->decode(t.data(), t.size(), [&](const flow_element& f) { fc.push_back(f); },
+                  [&](const diagnostic& d) { ec.push_back(d.offset); });
         ++inputs;
         for (const flow_element& f : fa) ranges += f.kind == flow_kind::instruction_range;
         if (fa != fb || ea != eb) ++differing;
+        if (fc != fb || ec != eb) ++differing_memo;
       }
+      memo_hits += a->analysis().memo_hits();
+      CHECK(b->analysis().memo_hits() == 0);
+      CHECK(c->analysis().memo_hits() == 0);
     }
   }
-  MESSAGE(snapshots << " snapshots, " << inputs << " inputs, " << ranges << " instruction ranges");
+  MESSAGE(snapshots << " snapshots, " << inputs << " inputs, " << ranges << " instruction ranges, "
+                    << memo_hits << " atom elements from the memo");
   CHECK(differing == 0);
+  CHECK(differing_memo == 0);
+  CHECK(memo_hits > ranges / 4);
   CHECK(snapshots >= 5);
   CHECK(ranges > 100000);
 }

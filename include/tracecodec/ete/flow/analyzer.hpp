@@ -35,7 +35,16 @@ struct flow_options {
   // Every atom through the general path, one at a time, instead of the loop over an atom
   // element's atoms: the same flow, slower. The reference the loop is tested against.
   bool atom_at_a_time = false;
+  // Atom elements of up to flow_memo_atoms atoms remembered by where they start and their E/N
+  // pattern (the ranges and the last atom's block), so that a repeat is one lookup, not a
+  // block lookup per atom. false: every atom element through the block cache (the reference
+  // the memo is tested against).
+  bool memo = true;
 };
+
+// Atoms of the longest atom element the memo keeps (an ETE atom packet of format 1-5 has at
+// most 5; most have 3, D5.2).
+inline constexpr unsigned flow_memo_atoms = 5;
 
 namespace detail {
 
@@ -58,6 +67,48 @@ struct alignas(32) flow_block {  // 32 bytes: an entry never spans two cache lin
   arm::instruction_set next_set = arm::instruction_set::a64;
 };
 
+// One range of a memoised atom element but its last: the instruction range's fields, where
+// the next one starts and whether its branch with link pushed onto the return stack.
+struct flow_memo_range {
+  std::uint64_t address = 0;  // as in flow_element
+  std::uint64_t end = 0;
+  std::uint16_t count = 0;
+  arm::instruction_type last_type = arm::instruction_type::other;
+  arm::instruction_subtype last_subtype = arm::instruction_subtype::none;
+  std::uint8_t last_size = 4;
+  bool conditional = false;
+  bool taken = false;
+  arm::instruction_set isa = arm::instruction_set::a64;
+  bool push = false;  // pushed (end, isa) onto the return stack (D9.5.3 R_HYMQH)
+  arm::instruction_set next_set = arm::instruction_set::a64;
+};
+
+// An instruction range's own fields, from a flow_element or a flow_memo_range to the other.
+template <class To, class From>
+constexpr void copy_range(To& t, const From& f) noexcept {
+  t.address = f.address;
+  t.end = f.end;
+  t.count = static_cast<decltype(t.count)>(f.count);
+  t.last_type = f.last_type;
+  t.last_subtype = f.last_subtype;
+  t.last_size = f.last_size;
+  t.conditional = f.conditional;
+  t.taken = f.taken;
+  t.isa = f.isa;
+}
+
+// An atom element's analysis from `start` (with the instruction set, memory space and address
+// width in `key`, and its n atoms' E/N pattern): what the block cache gave for each atom. Valid
+// only for a run of whole blocks ending at P0 instructions with no taken indirect branch before
+// the last atom (those depend on the return stack's contents, not only on the start).
+struct flow_memo {
+  std::uint64_t start = 0;
+  std::uint64_t key = 0;  // 0: empty (n is never 0)
+  flow_memo_range r[flow_memo_atoms - 1];
+  std::uint64_t last_start = 0;
+  flow_block last;
+};
+
 struct return_stack_entry {
   std::uint64_t address = 0;
   arm::instruction_set set = arm::instruction_set::a64;
@@ -77,16 +128,18 @@ class flow_analyzer {
     while ((std::size_t{1} << b) < CacheBlocks) ++b;
     return b;
   }();
+  // The memo has a quarter as many entries as the block cache (each is 192 bytes).
+  static constexpr unsigned memo_bits = cache_bits > 3 ? cache_bits - 2 : 1;
 
  public:
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
   constexpr explicit flow_analyzer(program_image& image, const flow_options& o = {}) noexcept
       : image_(&image), classify_(o.arch, cfg_.get().profile == pe_profile::m),
-        atom_at_a_time_(o.atom_at_a_time) {}
+        atom_at_a_time_(o.atom_at_a_time), memo_on_(o.memo && !o.atom_at_a_time) {}
   constexpr flow_analyzer(const registers& r, program_image& image,
                           const flow_options& o = {}) noexcept
       : cfg_(r), image_(&image), classify_(o.arch, r.profile == pe_profile::m),
-        atom_at_a_time_(o.atom_at_a_time) {}
+        atom_at_a_time_(o.atom_at_a_time), memo_on_(o.memo && !o.atom_at_a_time) {}
 
   constexpr const config& cfg() const noexcept { return cfg_.get(); }
 
@@ -106,6 +159,7 @@ class flow_analyzer {
     ctx_ = context{};
     space_ = memory_space::of(0, false, false);
     addr_mask_ = 0xffffffffu;
+    memo_context_ = memo_context();
     addr_ = 0;
     set_ = arm::instruction_set::a64;
   }
@@ -140,9 +194,13 @@ class flow_analyzer {
     return true;
   }
 
+  // Atom elements replayed from the memo (flow_options::memo) since construction.
+  constexpr std::uint64_t memo_hits() const noexcept { return memo_hits_; }
+
   // Forgets the cached blocks (call when the image's contents changed).
   constexpr void invalidate() noexcept {
     for (auto& b : cache_) b.set = 0xff;
+    for (auto& m : memo_) m.key = 0;
     image_->invalidate();
   }
 
@@ -378,6 +436,7 @@ class flow_analyzer {
     if (e.is(element_flag::has_vmid)) ctx_known_ |= flow_flag::vmid_known;
     space_ = memory_space::of(ctx_.el, ctx_.ns, ctx_.nse);
     addr_mask_ = ctx_.sf ? ~std::uint64_t{0} : 0xffffffffu;
+    memo_context_ = memo_context();
     if (was_sf != ctx_.sf) set_ = ctx_.sf ? arm::instruction_set::a64 : arm::instruction_set::a32;
     if (sync_ == sync::none) sync_ = sync::context;
     else if (sync_ == sync::address) sync_ = sync::full;
@@ -599,7 +658,13 @@ class flow_analyzer {
     for (unsigned k = 0; k < n; ++k) {
       if (pending_) flush(out);
       if (!ready_for_p0()) continue;
-      if (!atom_at_a_time_) k = atom_run(e, k, n - 1, out);
+      if (!atom_at_a_time_) {
+        if (memo_on_ && n - k <= flow_memo_atoms) {
+          k = memo_run(e, k, n - 1, out);
+        } else {
+          k = atom_run<false>(e, k, n - 1, out, nullptr, 0);
+        }
+      }
       if (k < n) atom(atom_taken(e, k), e.offset, out);
     }
   }
@@ -612,8 +677,46 @@ class flow_analyzer {
   // last atom, an ERET or an indirect branch the return stack cannot resolve), which atom()
   // then takes. The same ranges and state as atom() and follow() an atom at a time (D9.5.4,
   // D9.5.18.3).
+  // Atoms k..last through the memo: replayed when it holds them, else analyzed by atom_run()
+  // and kept when they qualify (see flow_memo).
   template <class Out>
-  constexpr unsigned atom_run(const element& e, unsigned k, unsigned last, Out& out) noexcept {
+  TRACECODEC_HOT constexpr unsigned memo_run(const element& e, unsigned k, unsigned last, Out& out) noexcept {
+    const unsigned n = last - k + 1;
+    const std::uint32_t pattern = e.count ? (e.atom_bits >> k) & ((1u << n) - 1u) : static_cast<std::uint32_t>(e.taken);
+    const std::uint64_t key = static_cast<std::uint64_t>(pattern) | static_cast<std::uint64_t>(n) << 32 |
+                              static_cast<std::uint64_t>(set_) << 40 | memo_context_;
+    detail::flow_memo& m = memo_[static_cast<std::size_t>(((addr_ ^ key) * 0x9e3779b97f4a7c15u) >> (64 - memo_bits))];
+    if (m.key != key || m.start != addr_) {
+      m.key = 0;
+      m.start = addr_;
+      return atom_run<true>(e, k, last, out, &m, key);
+    }
+    ++memo_hits_;
+    flow_element f{};
+    f.kind = flow_kind::instruction_range;
+    f.offset = e.offset;
+    for (unsigned i = 0; i + 1 < n; ++i) {
+      const detail::flow_memo_range& r = m.r[i];
+      detail::copy_range(f, r);
+      if (r.push) push_return(r.end, r.isa);
+      set_ = r.next_set;  // build() reads set_
+      out(f);
+    }
+    const detail::flow_block& b = m.last;
+    hold(b, m.last_start, (m.last_start + b.bytes) & addr_mask_, b.count, atom_taken(e, last), e.offset);
+    return last + 1;
+  }
+
+  // The memo key's bits for the memory space and the address width (both set by a context).
+  constexpr std::uint64_t memo_context() const noexcept {
+    return static_cast<std::uint64_t>(space_) << 48 | static_cast<std::uint64_t>(addr_mask_ >> 32 != 0) << 56;
+  }
+
+  template <bool Record, class Out>
+  constexpr unsigned atom_run(const element& e, unsigned k, unsigned last, Out& out,
+                              detail::flow_memo* memo, std::uint64_t key) noexcept {
+    [[maybe_unused]] unsigned i = 0;
+    [[maybe_unused]] bool keep = true;
     const std::uint8_t spc = space();
     const std::uint64_t amask = addr_mask_;
     std::uint64_t at = addr_;
@@ -628,6 +731,13 @@ class flow_analyzer {
       const bool taken = atom_taken(e, k);
       const std::uint64_t end = (at + b.bytes) & amask;
       if (k == last) {
+        if constexpr (Record) {
+          if (keep) {
+            memo->last_start = at;
+            memo->last = b;
+            memo->key = key;
+          }
+        }
         hold(b, at, end, b.count, taken, e.offset);  // set_ is set
         return k + 1;
       }
@@ -642,6 +752,7 @@ class flow_analyzer {
                          !cfg().rs || (rs_size_ == 0 && !b.link)))
           break;
         if (b.link) push_return(end, set);  // D9.5.3 R_HYMQH
+        if constexpr (Record) keep = keep && !indirect;
         if (indirect) {
           const detail::return_stack_entry top = pop_return();
           next = top.address;
@@ -652,6 +763,12 @@ class flow_analyzer {
         }
       }
       set_range(f, b, at, end, b.count, set, taken);
+      if constexpr (Record) {
+        detail::flow_memo_range& r = memo->r[i++];
+        detail::copy_range(r, f);
+        r.push = taken && b.link;
+        r.next_set = next_set;
+      }
       at = next;
       if (next_set != set) set_ = set = next_set;  // build() reads set_
       entry = block_entry(at, spc);
@@ -1010,6 +1127,10 @@ class flow_analyzer {
   detail::return_stack_entry rs_[flow_return_stack_depth]{};
   unsigned rs_top_ = 0, rs_size_ = 0;
   detail::flow_block cache_[CacheBlocks]{};
+  bool memo_on_ = true;  // flow_options::memo
+  std::uint64_t memo_hits_ = 0;
+  std::uint64_t memo_context_ = memo_context();  // kept with space_ and addr_mask_
+  detail::flow_memo memo_[std::size_t{1} << memo_bits]{};
 };
 
 }  // namespace tracecodec::ete
