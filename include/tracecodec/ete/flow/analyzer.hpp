@@ -35,9 +35,9 @@ struct flow_options {
   // Every atom through the general path, one at a time, instead of the loop over an atom
   // element's atoms: the same flow, slower. The reference the loop is tested against.
   bool atom_at_a_time = false;
-  // Atom elements of up to flow_memo_atoms atoms remembered by where they start and their E/N
-  // pattern (the ranges and the last atom's block), so that a repeat is one lookup, not a
-  // block lookup per atom. false: every atom element through the block cache (the reference
+  // The atoms of an atom element, when at most flow_memo_atoms remain, remembered by where
+  // they start and their E/N pattern (the ranges and the last atom's block), so that a repeat
+  // is one lookup, not a block lookup per atom. false: every atom element through the block cache (the reference
   // the memo is tested against).
   bool memo = true;
 };
@@ -58,6 +58,8 @@ struct alignas(32) flow_block {  // 32 bytes: an entry never spans two cache lin
   std::uint16_t count = 0;   // instructions, the last included (<= flow_block_limit)
   std::uint8_t space = 0;    // key: memory space looked up
   std::uint8_t set = 0xff;   // key: instruction set (0xff: empty entry)
+  bool wide = false;         // key: built with 64-bit addresses (wrapping and targets masked
+                             // to 32 bits otherwise)
   end_kind end = end_kind::p0;
   arm::instruction_type type = arm::instruction_type::other;
   arm::instruction_subtype subtype = arm::instruction_subtype::none;
@@ -66,6 +68,8 @@ struct alignas(32) flow_block {  // 32 bytes: an entry never spans two cache lin
   bool link = false;
   arm::instruction_set next_set = arm::instruction_set::a64;
 };
+
+static_assert(sizeof(flow_block) == 32);
 
 // One range of a memoised atom element but its last: the instruction range's fields, where
 // the next one starts and whether its branch with link pushed onto the return stack.
@@ -128,7 +132,8 @@ class flow_analyzer {
     while ((std::size_t{1} << b) < CacheBlocks) ++b;
     return b;
   }();
-  // The memo has a quarter as many entries as the block cache (each is 192 bytes).
+  // The memo has a quarter as many entries as the block cache (each is 192 bytes; 2 for a
+  // cache of fewer than 8).
   static constexpr unsigned memo_bits = cache_bits > 3 ? cache_bits - 2 : 1;
 
  public:
@@ -490,7 +495,8 @@ class flow_analyzer {
     return set;
   }
   constexpr bool holds(const detail::flow_block& b, std::uint64_t start, std::uint8_t spc) const noexcept {
-    return b.start == start && b.set == static_cast<std::uint8_t>(set_) && b.space == spc;
+    return b.start == start && b.set == static_cast<std::uint8_t>(set_) && b.space == spc &&
+           b.wide == (addr_mask_ >> 32 != 0);
   }
 
   TRACECODEC_OUT_OF_LINE constexpr void build(detail::flow_block& b, std::uint64_t start,
@@ -499,6 +505,7 @@ class flow_analyzer {
     b.start = start;
     b.space = spc;
     b.set = static_cast<std::uint8_t>(set_);
+    b.wide = addr_mask_ >> 32 != 0;
     cursor c = cursor_at(start, spc);
     std::uint32_t it = 0;  // T32: instructions left in the IT block
     while (b.count < flow_block_limit) {
@@ -669,14 +676,6 @@ class flow_analyzer {
     }
   }
 
-  // Atoms k..last of a run, while each ends a cached block at a P0 instruction: the range of
-  // each but the last goes out at once, the address and instruction set in locals (not members
-  // that the consumer's call would make the compiler reload); the last one's is held back for
-  // a Mispredict that may follow (D9.5.11). Returns last + 1, or the first atom it did not
-  // analyze: one that needs the general path (a block that is not a whole one; before the
-  // last atom, an ERET or an indirect branch the return stack cannot resolve), which atom()
-  // then takes. The same ranges and state as atom() and follow() an atom at a time (D9.5.4,
-  // D9.5.18.3).
   // Atoms k..last through the memo: replayed when it holds them, else analyzed by atom_run()
   // and kept when they qualify (see flow_memo).
   template <class Out>
@@ -712,6 +711,16 @@ class flow_analyzer {
     return static_cast<std::uint64_t>(space_) << 48 | static_cast<std::uint64_t>(addr_mask_ >> 32 != 0) << 56;
   }
 
+  // Atoms k..last of a run, while each ends a cached block at a P0 instruction: the range of
+  // each but the last goes out at once, the address and instruction set in locals (not members
+  // that the consumer's call would make the compiler reload); the last one's is held back for
+  // a Mispredict that may follow (D9.5.11). Returns last + 1, or the first atom it did not
+  // analyze: one that needs the general path (a block that is not a whole one; before the
+  // last atom, an ERET or an indirect branch the return stack cannot resolve), which atom()
+  // then takes. The same ranges and state as atom() and follow() an atom at a time (D9.5.4,
+  // D9.5.18.3).
+  // Record: memo (its key `key`) is filled in as the run goes, and made valid (its key set)
+  // when the last atom is reached with no taken indirect branch before it.
   template <bool Record, class Out>
   constexpr unsigned atom_run(const element& e, unsigned k, unsigned last, Out& out,
                               detail::flow_memo* memo, std::uint64_t key) noexcept {
