@@ -37,8 +37,8 @@ struct flow_options {
   bool atom_at_a_time = false;
   // The atoms of an atom element, when at most flow_memo_atoms remain, remembered by where
   // they start and their E/N pattern (the ranges and the last atom's block), so that a repeat
-  // is one lookup, not a block lookup per atom. false: every atom element through the block cache (the reference
-  // the memo is tested against).
+  // is one lookup, not a block lookup per atom. false: every atom element through the block
+  // cache (the reference the memo is tested against).
   bool memo = true;
 };
 
@@ -496,7 +496,7 @@ class flow_analyzer {
   }
   constexpr bool holds(const detail::flow_block& b, std::uint64_t start, std::uint8_t spc) const noexcept {
     return b.start == start && b.set == static_cast<std::uint8_t>(set_) && b.space == spc &&
-           b.wide == (addr_mask_ >> 32 != 0);
+           b.wide == wide();
   }
 
   TRACECODEC_OUT_OF_LINE constexpr void build(detail::flow_block& b, std::uint64_t start,
@@ -505,7 +505,7 @@ class flow_analyzer {
     b.start = start;
     b.space = spc;
     b.set = static_cast<std::uint8_t>(set_);
-    b.wide = addr_mask_ >> 32 != 0;
+    b.wide = wide();
     cursor c = cursor_at(start, spc);
     std::uint32_t it = 0;  // T32: instructions left in the IT block
     while (b.count < flow_block_limit) {
@@ -706,9 +706,11 @@ class flow_analyzer {
     return last + 1;
   }
 
+  // Whether addresses are 64 bits wide (else wrapping and targets are masked to 32 bits).
+  constexpr bool wide() const noexcept { return addr_mask_ >> 32 != 0; }
   // The memo key's bits for the memory space and the address width (both set by a context).
   constexpr std::uint64_t memo_context() const noexcept {
-    return static_cast<std::uint64_t>(space_) << 48 | static_cast<std::uint64_t>(addr_mask_ >> 32 != 0) << 56;
+    return static_cast<std::uint64_t>(space_) << 48 | static_cast<std::uint64_t>(wide()) << 56;
   }
 
   // Atoms k..last of a run, while each ends a cached block at a P0 instruction: the range of
