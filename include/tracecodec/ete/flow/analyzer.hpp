@@ -71,47 +71,24 @@ struct alignas(32) flow_block {  // 32 bytes: an entry never spans two cache lin
 
 static_assert(sizeof(flow_block) == 32);
 
-// One range of a memoised atom element but its last: the instruction range's fields, where
-// the next one starts and whether its branch with link pushed onto the return stack.
-struct flow_memo_range {
-  std::uint64_t address = 0;  // as in flow_element
-  std::uint64_t end = 0;
-  std::uint16_t count = 0;
-  arm::instruction_type last_type = arm::instruction_type::other;
-  arm::instruction_subtype last_subtype = arm::instruction_subtype::none;
-  std::uint8_t last_size = 4;
-  bool conditional = false;
-  bool taken = false;
-  arm::instruction_set isa = arm::instruction_set::a64;
-  bool push = false;  // pushed (end, isa) onto the return stack (D9.5.3 R_HYMQH)
-  arm::instruction_set next_set = arm::instruction_set::a64;
-};
-
-// An instruction range's own fields, from a flow_element or a flow_memo_range to the other.
-template <class To, class From>
-constexpr void copy_range(To& t, const From& f) noexcept {
-  t.address = f.address;
-  t.end = f.end;
-  t.count = static_cast<decltype(t.count)>(f.count);
-  t.last_type = f.last_type;
-  t.last_subtype = f.last_subtype;
-  t.last_size = f.last_size;
-  t.conditional = f.conditional;
-  t.taken = f.taken;
-  t.isa = f.isa;
-}
-
 // An atom element's analysis from `start` (with the instruction set, memory space and address
-// width in `key`, and its n atoms' E/N pattern): what the block cache gave for each atom. Valid
-// only for a run of whole blocks ending at P0 instructions with no taken indirect branch before
-// the last atom (those depend on the return stack's contents, not only on the start).
+// width in `key`, and its n atoms' E/N pattern): the state after it. Its n instruction ranges
+// are kept apart (flow_analyzer::ranges_), ready to be passed on as they are: a replay writes
+// only their offset, and holds the last one there for a Mispredict, not copied. Valid only for
+// a run of whole blocks ending at P0 instructions with no taken indirect branch before the
+// last atom (those depend on the return stack's contents, not only on the start).
 struct flow_memo {
   std::uint64_t start = 0;
-  std::uint64_t key = 0;  // 0: empty (n is never 0)
-  flow_memo_range r[flow_memo_atoms - 1];
-  std::uint64_t last_start = 0;
-  flow_block last;
+  std::uint64_t key = 0;            // 0: empty (n is never 0)
+  std::uint64_t next = 0;           // the address after the last atom (D9.5.18.3)
+  std::uint64_t branch_target = 0;  // the last atom's P0 instruction, for a Mispredict
+  std::uint8_t pushes = 0;          // bit i: range i pushed (end, isa) (D9.5.3 R_HYMQH)
+  arm::instruction_set next_set = arm::instruction_set::a64;         // set_ after the last atom
+  arm::instruction_set branch_next_set = arm::instruction_set::a64;  // the last atom's branch's
+  bool awaiting = false;  // the last atom is a taken indirect branch: waiting for its target
 };
+
+static_assert(sizeof(flow_memo) == 40);
 
 struct return_stack_entry {
   std::uint64_t address = 0;
@@ -132,8 +109,8 @@ class flow_analyzer {
     while ((std::size_t{1} << b) < CacheBlocks) ++b;
     return b;
   }();
-  // The memo has a quarter as many entries as the block cache (each is 192 bytes; 2 for a
-  // cache of fewer than 8).
+  // The memo has a quarter as many entries as the block cache (each 40 bytes, and 320 for its
+  // ranges; 2 for a cache of fewer than 8).
   static constexpr unsigned memo_bits = cache_bits > 3 ? cache_bits - 2 : 1;
 
  public:
@@ -154,6 +131,7 @@ class flow_analyzer {
     sync_ = sync::none;
     awaiting_target_ = false;
     pending_ = false;
+    held_at_ = 0;
     q_pending_ = false;
     passive_count_ = 0;
     nacc_ = false;
@@ -185,7 +163,7 @@ class flow_analyzer {
         (nacc_ && nacc_at_ != o.nacc_at_) || space_ != o.space_ || addr_mask_ != o.addr_mask_ ||
         rs_size_ != o.rs_size_)
       return false;
-    if (pending_ && !(held_ == o.held_ && branch_target_ == o.branch_target_ &&
+    if (pending_ && !(held() == o.held() && branch_target_ == o.branch_target_ &&
                       branch_set_ == o.branch_set_ && branch_next_set_ == o.branch_next_set_))
       return false;
     if (q_pending_ && !(q_ == o.q_)) return false;
@@ -352,13 +330,14 @@ class flow_analyzer {
     release_passive(out);
     if (!pending_) return;
     pending_ = false;
-    out(held_);
+    const flow_element& h = held();
+    out(h);
     // ETE: an ERET's return is implied by its range (D9.5.12). ETMv4 traces it as an
     // Exception Return element of its own (exception_return below).
-    if (held_.last_subtype == arm::instruction_subtype::eret && held_.taken && !cfg().etmv4()) {
+    if (h.last_subtype == arm::instruction_subtype::eret && h.taken && !cfg().etmv4()) {
       flow_element r{};
       r.kind = flow_kind::exception_return;
-      r.offset = held_.offset;
+      r.offset = h.offset;
       out(r);
     }
   }
@@ -466,14 +445,14 @@ class flow_analyzer {
   }
   // The top entry, taken off (rs_size_ > 0).
   constexpr detail::return_stack_entry pop_return() noexcept {
-    rs_top_ = (rs_top_ + flow_return_stack_depth - 1) % flow_return_stack_depth;
+    rs_top_ = (rs_top_ == 0 ? flow_return_stack_depth : rs_top_) - 1;  // a compare, not a division
     --rs_size_;
     return rs_[rs_top_];
   }
   // D9.5.3.1: the oldest entry goes when the stack is full (R_HYMQH).
   constexpr void push_return(std::uint64_t address, arm::instruction_set s) noexcept {
     rs_[rs_top_] = {address, s};
-    rs_top_ = (rs_top_ + 1) % flow_return_stack_depth;
+    rs_top_ = rs_top_ + 1 == flow_return_stack_depth ? 0 : rs_top_ + 1;
     if (rs_size_ < flow_return_stack_depth) ++rs_size_;
   }
 
@@ -669,7 +648,7 @@ class flow_analyzer {
         if (memo_on_ && n - k <= flow_memo_atoms) {
           k = memo_run(e, k, n - 1, out);
         } else {
-          k = atom_run<false>(e, k, n - 1, out, nullptr, 0);
+          k = atom_run<false>(e, k, n - 1, out, nullptr, nullptr, 0);
         }
       }
       if (k < n) atom(atom_taken(e, k), e.offset, out);
@@ -684,25 +663,35 @@ class flow_analyzer {
     const std::uint32_t pattern = e.count ? (e.atom_bits >> k) & ((1u << n) - 1u) : static_cast<std::uint32_t>(e.taken);
     const std::uint64_t key = static_cast<std::uint64_t>(pattern) | static_cast<std::uint64_t>(n) << 32 |
                               static_cast<std::uint64_t>(set_) << 40 | memo_context_;
-    detail::flow_memo& m = memo_[static_cast<std::size_t>(((addr_ ^ key) * 0x9e3779b97f4a7c15u) >> (64 - memo_bits))];
+    const std::size_t index = static_cast<std::size_t>(((addr_ ^ key) * 0x9e3779b97f4a7c15u) >> (64 - memo_bits));
+    detail::flow_memo& m = memo_[index];
     if (m.key != key || m.start != addr_) {
       m.key = 0;
       m.start = addr_;
-      return atom_run<true>(e, k, last, out, &m, key);
+      return atom_run<true>(e, k, last, out, &m, &ranges_[1 + index * flow_memo_atoms], key);
     }
     ++memo_hits_;
-    flow_element f{};
-    f.kind = flow_kind::instruction_range;
-    f.offset = e.offset;
+    const std::uint64_t offset = e.offset;
+    const unsigned pushes = m.pushes;
+    const std::size_t first = 1 + index * flow_memo_atoms;
     for (unsigned i = 0; i + 1 < n; ++i) {
-      const detail::flow_memo_range& r = m.r[i];
-      detail::copy_range(f, r);
-      if (r.push) push_return(r.end, r.isa);
-      set_ = r.next_set;  // build() reads set_
+      flow_element& f = ranges_[first + i];
+      f.offset = offset;
+      if (pushes >> i & 1u) push_return(f.end, f.isa);
       out(f);
     }
-    const detail::flow_block& b = m.last;
-    hold(b, m.last_start, (m.last_start + b.bytes) & addr_mask_, b.count, atom_taken(e, last), e.offset);
+    flow_element& h = ranges_[first + n - 1];
+    h.offset = offset;
+    if (pushes >> (n - 1) & 1u) push_return(h.end, h.isa);
+    pending_ = true;
+    held_at_ = static_cast<std::uint32_t>(first + n - 1);
+    branch_set_ = h.isa;
+    branch_target_ = m.branch_target;
+    branch_next_set_ = m.branch_next_set;
+    addr_ = m.next;
+    set_ = m.next_set;
+    awaiting_target_ = m.awaiting;
+    sync_ = m.awaiting ? sync::context : sync::full;  // as follow()
     return last + 1;
   }
 
@@ -724,10 +713,11 @@ class flow_analyzer {
   // Record: memo (its key `key`) is filled in as the run goes, and made valid (its key set)
   // when the last atom is reached with no taken indirect branch before it.
   template <bool Record, class Out>
-  constexpr unsigned atom_run(const element& e, unsigned k, unsigned last, Out& out,
-                              detail::flow_memo* memo, std::uint64_t key) noexcept {
+  constexpr unsigned atom_run(const element& e, unsigned k, unsigned last, Out& out, detail::flow_memo* memo,
+                              flow_element* memo_ranges, std::uint64_t key) noexcept {
     [[maybe_unused]] unsigned i = 0;
     [[maybe_unused]] bool keep = true;
+    if constexpr (Record) memo->pushes = 0;
     const std::uint8_t spc = space();
     const std::uint64_t amask = addr_mask_;
     std::uint64_t at = addr_;
@@ -742,14 +732,19 @@ class flow_analyzer {
       const bool taken = atom_taken(e, k);
       const std::uint64_t end = (at + b.bytes) & amask;
       if (k == last) {
+        hold(b, at, end, b.count, taken, e.offset);  // set_ is set
         if constexpr (Record) {
-          if (keep) {
-            memo->last_start = at;
-            memo->last = b;
+          if (keep) {  // the held range and the state hold() and follow() left
+            memo_ranges[i] = own_held();
+            if (taken && b.link && b.type != arm::instruction_type::other) memo->pushes |= 1u << i;
+            memo->next = addr_;
+            memo->next_set = set_;
+            memo->awaiting = awaiting_target_;
+            memo->branch_target = branch_target_;
+            memo->branch_next_set = branch_next_set_;
             memo->key = key;
           }
         }
-        hold(b, at, end, b.count, taken, e.offset);  // set_ is set
         return k + 1;
       }
       std::uint64_t next = end;
@@ -775,10 +770,9 @@ class flow_analyzer {
       }
       set_range(f, b, at, end, b.count, set, taken);
       if constexpr (Record) {
-        detail::flow_memo_range& r = memo->r[i++];
-        detail::copy_range(r, f);
-        r.push = taken && b.link;
-        r.next_set = next_set;
+        memo_ranges[i] = f;
+        if (taken && b.link) memo->pushes |= 1u << i;
+        ++i;
       }
       at = next;
       if (next_set != set) set_ = set = next_set;  // build() reads set_
@@ -831,10 +825,12 @@ class flow_analyzer {
   // for a Mispredict that may follow (D9.5.11); then the state after it.
   constexpr void hold(const detail::flow_block& b, std::uint64_t start, std::uint64_t end,
                       std::uint32_t count, bool taken, std::uint64_t offset) noexcept {
-    held_.kind = flow_kind::instruction_range;
-    held_.offset = offset;
-    set_range(held_, b, start, end, count, set_, taken);
+    flow_element& h = own_held();
+    h.kind = flow_kind::instruction_range;
+    h.offset = offset;
+    set_range(h, b, start, end, count, set_, taken);
     pending_ = true;
+    held_at_ = 0;
     branch_set_ = set_;
     branch_target_ = b.target;
     branch_next_set_ = b.next_set;
@@ -849,10 +845,10 @@ class flow_analyzer {
     awaiting_target_ = false;
     set_ = branch_set_;
     if (!taken) {
-      addr_ = held_.end;
+      addr_ = own_held().end;
       return;
     }
-    switch (held_.last_type) {
+    switch (own_held().last_type) {
       case arm::instruction_type::branch:
         addr_ = branch_target_;
         set_ = branch_next_set_;
@@ -861,15 +857,26 @@ class flow_analyzer {
         sync_ = sync::context;  // waiting for a Target Address or a return stack match
         awaiting_target_ = true;
         return;
-      default: addr_ = held_.end; return;  // ISB, WFx, TSTART
+      default: addr_ = own_held().end; return;  // ISB, WFx, TSTART
     }
   }
 
+  // The held range (under pending_).
+  constexpr const flow_element& held() const noexcept { return ranges_[held_at_]; }
+  // The held range of the analyzer's own (not a memo's): what hold() and source() write.
+  constexpr flow_element& own_held() noexcept { return ranges_[0]; }
+
   // D9.5.11: the most recent atom had the other status.
   constexpr void mispredict() noexcept {
-    if (!pending_ || held_.kind != flow_kind::instruction_range) return;
-    held_.taken = !held_.taken;
-    follow(held_.taken);
+    if (!pending_) return;
+    if (held_at_ != 0) {  // the memo's copy stays as it was recorded
+      own_held() = held();
+      held_at_ = 0;
+    }
+    flow_element& h = own_held();
+    if (h.kind != flow_kind::instruction_range) return;
+    h.taken = !h.taken;
+    follow(h.taken);
   }
 
   template <class Out>
@@ -1037,12 +1044,14 @@ class flow_analyzer {
     const std::uint64_t src = mask(e.address);
     if (!walk([src](std::uint64_t a) { return a <= src; }, true, e.offset, out)) return;
     // The last instruction was taken (D9.5.7 R_YJHMV).
-    held_ = flow_element{};
-    held_.last_type = is_p0(last_) ? last_.type : arm::instruction_type::other;
+    flow_element& h = own_held();
+    h = flow_element{};
+    held_at_ = 0;
+    h.last_type = is_p0(last_) ? last_.type : arm::instruction_type::other;
     branch_set_ = set_;
     branch_target_ = branch_target(last_at_, last_);
     branch_next_set_ = last_.next_set;
-    held_.end = addr_;
+    h.end = addr_;
     follow(true);
   }
 
@@ -1110,7 +1119,7 @@ class flow_analyzer {
   bool atom_at_a_time_ = false;  // flow_options::atom_at_a_time
   sync sync_ = sync::none;
   bool awaiting_target_ = false;
-  bool pending_ = false;    // held_ is an instruction range not yet passed on
+  bool pending_ = false;    // held() is an instruction range not yet passed on
   bool q_pending_ = false;  // q_ (a range without path or a context) not yet passed on
   // Elements that are not execution, held behind a held context (in order).
   static constexpr unsigned max_passive = 8;
@@ -1127,7 +1136,9 @@ class flow_analyzer {
   std::uint64_t nacc_at_ = 0;
   std::uint8_t space_ = memory_space::el1s;   // memory_space::of(ctx_)
   std::uint64_t addr_mask_ = 0xffffffffu;     // ctx_.sf ? all ones : 32 bits
-  flow_element held_{};
+  // Under pending_, the held range is ranges_[held_at_]: the analyzer's own (0), or the last
+  // range of a replayed memo entry. An index, not a pointer: analyzers are copied.
+  std::uint32_t held_at_ = 0;
   flow_element q_{};
   // The held range's P0 instruction, for a Mispredict (D9.5.18.4 ProcessBranchInstruction).
   std::uint64_t branch_target_ = 0;
@@ -1142,6 +1153,8 @@ class flow_analyzer {
   std::uint64_t memo_hits_ = 0;
   std::uint64_t memo_context_ = memo_context();  // kept with space_ and addr_mask_
   detail::flow_memo memo_[std::size_t{1} << memo_bits]{};
+  // [0]: the held range of the analyzer's own; [1 + i * flow_memo_atoms, ...]: memo_[i]'s ranges.
+  flow_element ranges_[1 + (std::size_t{1} << memo_bits) * flow_memo_atoms]{};
 };
 
 }  // namespace tracecodec::ete
