@@ -36,9 +36,9 @@ struct flow_options {
   // element's atoms: the same flow, slower. The reference the loop is tested against.
   bool atom_at_a_time = false;
   // The atoms of an atom element, when at most flow_memo_atoms remain, remembered by where
-  // they start and their E/N pattern (the ranges and the last atom's block), so that a repeat
-  // is one lookup, not a block lookup per atom. false: every atom element through the block
-  // cache (the reference the memo is tested against).
+  // they start and their E/N pattern (their ranges, ready to pass on, and the state after
+  // them), so that a repeat is one lookup, not a block lookup per atom. false: every atom
+  // element through the block cache (the reference the memo is tested against).
   bool memo = true;
 };
 
@@ -678,7 +678,7 @@ class flow_analyzer {
       flow_element& f = ranges_[first + i];
       f.offset = offset;
       if (pushes >> i & 1u) push_return(f.end, f.isa);
-      out(f);
+      out(static_cast<const flow_element&>(f));  // the consumer cannot change the memo
     }
     flow_element& h = ranges_[first + n - 1];
     h.offset = offset;
