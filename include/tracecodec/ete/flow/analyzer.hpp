@@ -710,8 +710,9 @@ class flow_analyzer {
   // last atom, an ERET or an indirect branch the return stack cannot resolve), which atom()
   // then takes. The same ranges and state as atom() and follow() an atom at a time (D9.5.4,
   // D9.5.18.3).
-  // Record: memo (its key `key`) is filled in as the run goes, and made valid (its key set)
-  // when the last atom is reached with no taken indirect branch before it.
+  // Record: memo (its key `key`) and its ranges (memo_ranges) are filled in as the run goes,
+  // and made valid (the key set) when the last atom is reached with no taken indirect branch
+  // before it.
   template <bool Record, class Out>
   constexpr unsigned atom_run(const element& e, unsigned k, unsigned last, Out& out, detail::flow_memo* memo,
                               flow_element* memo_ranges, std::uint64_t key) noexcept {
