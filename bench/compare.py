@@ -86,6 +86,23 @@ def main():
             gain = f"{e[0] / w[0]:.2f}x" if (e and w and w[0]) else "-"
             print(f"| {corpus} | {cells(o)} | {cells(e)} | {ratio} | {f'{w[0]:.1f}' if w else '-'} | {gain} |")
 
+    # The CoreSight deformatter on the formatted captures: against OpenCSD's deformatter with no
+    # decoder attached (frames unpacked, data dropped) and with a decoder on every trace ID
+    # giving its bytes to the same consumer as BM_coresight_deformat (the same work).
+    dfm = {c: r for c, r in rows.items() if "BM_coresight_deformat" in r or "BM_opencsd_deformat" in r}
+    if dfm:
+        print()
+        print("| capture | deformat MB/s | consumer called | per run | OpenCSD, data dropped | ratio "
+              "| OpenCSD, data delivered | ratio |")
+        print("|---|---|---|---|---|---|---|---|")
+        for corpus, r in dfm.items():
+            fmt = lambda x: f"{x:.0f}" if x else "-"
+            d = r.get("BM_coresight_deformat")
+            o, od = r.get("BM_opencsd_deformat"), r.get("BM_opencsd_deformat_delivered")
+            ratio = lambda x: f"{d / x:.1f}x" if (d and x) else "-"
+            print(f"| {corpus} | {fmt(d)} | {fmt(r.get('BM_coresight_deformat_called'))} | "
+                  f"{fmt(r.get('BM_coresight_deformat_runs'))} | {fmt(o)} | {ratio(o)} | {fmt(od)} | {ratio(od)} |")
+
     # Parallel decode of one buffer (the corpus repeated to 64 MiB; wall-clock): serially
     # (1 thread), one consumer in stream order, and a consumer per segment (2 threads).
     if par:

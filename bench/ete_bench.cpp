@@ -37,6 +37,9 @@
 //                              of at most 15 bytes)
 //   BM_opencsd_deformat/<capture>  OpenCSD's frame deformatter (C API decode tree, memory-
 //                              aligned frames, no decoder attached: frames unpacked, data dropped)
+//   BM_opencsd_deformat_delivered/<capture>  the same with a decoder on every trace ID (OpenCSD's
+//                              custom-decoder C API) giving its bytes to BM_coresight_deformat's
+//                              consumer; fails unless the per-ID sums equal coresight::deformatter's
 // Corpora: a synthetic mixed trace made by the encoder (runs without ../shared), and real
 // snapshots from ../shared/conformance/ete repeated to at least 8 MiB (TRACECODEC_BENCH_MIB;
 // the parallel benchmarks 64 MiB, TRACECODEC_BENCH_PARALLEL_MIB) (each repeat starts at
@@ -406,6 +409,31 @@ void opencsd_deformat(benchmark::State& state, const formatted_capture* c) {
     if (!bench::opencsd_deformat(c->bytes.data(), c->bytes.size())) state.SkipWithError("OpenCSD refused the capture");
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
 }
+
+// OpenCSD delivering each trace ID's bytes to the same consumer as BM_coresight_deformat (a
+// custom decoder per ID). Each pass's per-ID sums must equal the deformatter's, or it fails:
+// the two deformatters give every source the same bytes.
+void opencsd_deformat_delivered(benchmark::State& state, const formatted_capture* c) {
+  id_sums ours;
+  {
+    tracecodec::coresight::deformatter d;
+    d.decode(c->bytes.data(), c->bytes.size(),
+             [&](const tracecodec::coresight::data_batch& b) { ours.add(b.id, b.bytes, b.size); },
+             [](const tracecodec::coresight::diagnostic&) {});
+  }
+  for (auto _ : state) {
+    id_sums sums;
+    if (!bench::opencsd_deformat_into(c->bytes.data(), c->bytes.size(), sums)) {
+      state.SkipWithError("OpenCSD refused the capture");
+      break;
+    }
+    if (std::memcmp(sums.per_id, ours.per_id, sizeof sums.per_id) != 0) {
+      state.SkipWithError("OpenCSD's bytes per trace ID differ from coresight::deformatter's");
+      break;
+    }
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
+}
 #endif
 
 // Parallel decode of one buffer (issue 18, item 5): each corpus repeated to 64 MiB, decoded
@@ -592,6 +620,7 @@ int main(int argc, char** argv) {
     register_on("BM_coresight_deformat_runs", coresight_deformat_runs, c);
 #ifdef TRACECODEC_HAVE_OPENCSD
     register_on("BM_opencsd_deformat", opencsd_deformat, c);
+    register_on("BM_opencsd_deformat_delivered", opencsd_deformat_delivered, c);
 #endif
   }
   benchmark::Initialize(&argc, argv);

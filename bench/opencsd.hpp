@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 
 namespace bench {
 
@@ -174,6 +175,71 @@ inline bool opencsd_deformat(const std::uint8_t* data, std::size_t size) {
   if (tree == C_API_INVALID_TREE_HANDLE) return false;
   const bool ok = detail::feed_tree(tree, data, size);
   return ok;
+}
+
+// The same with each trace ID's bytes delivered, as a user's decoders take them: a decoder of
+// OpenCSD's custom-decoder C API (ocsd_register_custom_decoder) on every valid trace ID
+// (0x01-0x6F), whose data-in callback gives each block to the consumer `Sink`
+// (`void add(std::uint8_t id, const std::uint8_t*, std::size_t)`, e.g. id_sums). This is the
+// work BM_coresight_deformat does; without decoders OpenCSD unpacks each frame and drops its
+// data (outputFrame() skips an ID with nothing attached). Returns whether OpenCSD accepted all
+// the bytes and made every decoder.
+namespace detail {
+inline int sink_serial = 0;
+}
+template <class Sink>
+bool opencsd_deformat_into(const std::uint8_t* data, std::size_t size, Sink& sink) {
+  struct stream {
+    Sink* sink;
+    std::uint8_t id;
+  };
+  struct factory {
+    static ocsd_datapath_resp_t data_in(const void* handle, const ocsd_datapath_op_t op, const ocsd_trc_index_t,
+                                        const uint32_t n, const uint8_t* p, uint32_t* used) {
+      const stream* s = static_cast<const stream*>(handle);
+      if (op == OCSD_OP_DATA) {
+        s->sink->add(s->id, p, n);
+        *used = n;
+      }
+      return OCSD_RESP_CONT;
+    }
+    static void pkt_mon(const void*, const int) {}
+    static ocsd_err_t create(const int, const void* cfg, const ocsd_extern_dcd_cb_fns*, ocsd_extern_dcd_inst_t* inst) {
+      const stream* s = static_cast<const stream*>(cfg);
+      inst->fn_data_in = &data_in;
+      inst->fn_update_pkt_mon = &pkt_mon;
+      inst->decoder_handle = const_cast<stream*>(s);
+      inst->p_decoder_name = const_cast<char*>("tracecodec-bench-sink");
+      inst->cs_id = s->id;
+      return OCSD_OK;
+    }
+    static ocsd_err_t destroy(const void*) { return OCSD_OK; }
+    static ocsd_err_t csid(const void* cfg, unsigned char* id) {
+      *id = static_cast<const stream*>(cfg)->id;
+      return OCSD_OK;
+    }
+  };
+  // Registered once per Sink type (the library keeps the factory by name for the process).
+  static ocsd_extern_dcd_fact_t fact{&factory::create, &factory::destroy, &factory::csid, nullptr, {}};
+  static const char* const name = [] {
+    static char n[48];  // a name per Sink type: a name is registered once
+    std::snprintf(n, sizeof n, "tracecodec-bench-sink-%d", detail::sink_serial++);
+    return ocsd_register_custom_decoder(n, &fact) == OCSD_OK ? n : nullptr;
+  }();
+  if (name == nullptr) return false;
+  dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_FRAME_FORMATTED, OCSD_DFRMTR_FRAME_MEM_ALIGN);
+  if (tree == C_API_INVALID_TREE_HANDLE) return false;
+  stream streams[0x70];
+  for (std::uint8_t id = 1; id < 0x70; ++id) {
+    streams[id] = {&sink, id};
+    unsigned char made = 0;
+    if (ocsd_dt_create_decoder(tree, name, OCSD_CREATE_FLG_FULL_DECODER, &streams[id], &made) != OCSD_OK ||
+        made != id) {
+      ocsd_destroy_dcd_tree(tree);
+      return false;
+    }
+  }
+  return detail::feed_tree(tree, data, size);
 }
 
 }  // namespace bench

@@ -77,9 +77,10 @@ struct range {
   bool taken;
   bool operator==(const range&) const = default;
 };
-std::vector<range> analyze(const registers& regs, image_builder& ib, const std::vector<element>& in) {
+std::vector<range> analyze(const registers& regs, image_builder& ib, const std::vector<element>& in,
+                           const flow_options& o = {}) {
   program_image image = ib.image();
-  auto an = std::make_unique<flow_analyzer<>>(regs, image);
+  auto an = std::make_unique<flow_analyzer<>>(regs, image, o);
   std::vector<range> out;
   auto sink = [&](const flow_element& f) {
     if (f.kind == flow_kind::instruction_range) out.push_back({f.address, f.end, f.count, f.taken});
@@ -216,4 +217,48 @@ TEST_CASE("return stack: an Exception after the RET pops before walking (D9.5.6.
   const std::vector<range> want = {{0x1000, 0x1004, 1, true}, {0x2000, 0x2008, 2, true},
                                    {0x1004, 0x1008, 1, true}};
   CHECK(analyze(rs_on, ib, in) == want);
+}
+
+// D9.5.7: a Source Address element is the address of the last instruction executed, a taken
+// P0 instruction; the P0 instructions before it are not taken. Its range comes from the block
+// cache when the address is a block's P0 instruction (flow_analyzer::source_blocks), else from
+// the walk one instruction at a time, which flow_options::atom_at_a_time always takes: both
+// must give the same ranges, and push the return address of a BL there (R_HYMQH).
+TEST_CASE("return stack: a Source Address at a BL pushes its return address (D9.5.7)") {
+  // 0x1000 NOP; 0x1004 B.EQ 0x1010; 0x1008 NOP; 0x100c BL 0x2000; 0x1010 B.EQ 0x1018.
+  // 0x2000 NOP; 0x2004 RET.
+  image_builder ib;
+  ib.at(0x1000, {nop, beq(0x1004, 0x1010), nop, bl(0x100c, 0x2000), beq(0x1010, 0x1018)});
+  ib.at(0x2000, {nop, ret});
+  element sa = el(element_kind::source_address);
+  sa.address = 0x100c;
+  for (const bool one_at_a_time : {false, true}) {
+    CAPTURE(one_at_a_time);
+    flow_options o;
+    o.atom_at_a_time = one_at_a_time;
+    std::vector<element> in = start(0x1000);
+    // Source 0x100c (B.EQ at 0x1004 passed not taken, the BL taken); RET E without an address
+    // pops 0x1010; B.EQ N.
+    in.insert(in.end(), {sa, atom(true), atom(false)});
+    const std::vector<range> want = {{0x1000, 0x1010, 4, true}, {0x2000, 0x2008, 2, true},
+                                     {0x1010, 0x1014, 1, false}};
+    CHECK(analyze(rs_on, ib, in, o) == want);
+    // With TRCCONFIGR.RS 0 there is no entry: the RET waits for an address.
+    const std::vector<range> no_rs = {{0x1000, 0x1010, 4, true}, {0x2000, 0x2008, 2, true}};
+    CHECK(analyze(rs_off, ib, in, o) == no_rs);
+    // A source address inside a block (the NOP at 0x1008): the range still ends after it.
+    element mid = sa;
+    mid.address = 0x1008;
+    std::vector<element> in2 = start(0x1000);
+    in2.insert(in2.end(), {mid, atom(false)});
+    const std::vector<range> want2 = {{0x1000, 0x100c, 3, true}, {0x100c, 0x1010, 1, false}};
+    CHECK(analyze(rs_on, ib, in2, o) == want2);
+    // The B.EQ at 0x1004 as the source: taken, to 0x1010.
+    element first = sa;
+    first.address = 0x1004;
+    std::vector<element> in3 = start(0x1000);
+    in3.insert(in3.end(), {first, atom(true)});
+    const std::vector<range> want3 = {{0x1000, 0x1008, 2, true}, {0x1010, 0x1014, 1, true}};
+    CHECK(analyze(rs_on, ib, in3, o) == want3);
+  }
 }

@@ -1043,6 +1043,10 @@ class flow_analyzer {
   constexpr void source(const element& e, Out& out) noexcept {
     if (!ready_for_p0()) return;
     const std::uint64_t src = mask(e.address);
+    if (!atom_at_a_time_ && source_blocks(src, e.offset, out)) {
+      follow(true);
+      return;
+    }
     if (!walk([src](std::uint64_t a) { return a <= src; }, true, e.offset, out)) return;
     // The last instruction was taken (D9.5.7 R_YJHMV).
     flow_element& h = own_held();
@@ -1054,6 +1058,49 @@ class flow_analyzer {
     branch_next_set_ = last_.next_set;
     h.end = addr_;
     follow(true);
+  }
+
+  // D9.5.7 through the block cache: whole blocks while the source address lies beyond them
+  // (their P0 instructions not taken), then the block whose P0 instruction is at the source
+  // address, taken. The same range, return stack push and state as the walk one instruction
+  // at a time, which takes anything else (returns false having done nothing): a source
+  // address before the current one or inside a block, missing memory, the walk limit,
+  // wrapping, and T32 (a block does not carry an IT block's state in from the one before).
+  template <class Out>
+  constexpr bool source_blocks(std::uint64_t src, std::uint64_t offset, Out& out) noexcept {
+    if (set_ == arm::instruction_set::t32 || src < addr_) return false;
+    std::uint64_t at = addr_;
+    std::uint32_t count = 0;
+    for (;;) {
+      const detail::flow_block& b = block_at(at, space_);
+      if (b.end != detail::flow_block::end_kind::p0) return false;
+      const std::uint64_t end = mask(at + b.bytes);
+      if (end <= at || count + b.count >= flow_walk_limit) return false;
+      count += b.count;
+      const std::uint64_t p0_at = end - b.size;
+      if (p0_at < src) {
+        if (end > src) return false;
+        at = end;
+        continue;
+      }
+      if (p0_at != src) return false;
+      flow_element f{};
+      f.kind = flow_kind::instruction_range;
+      f.offset = offset;
+      set_range(f, b, addr_, end, count, set_, true);
+      if (b.link && cfg().rs) push_return(end, set_);
+      branch_set_ = set_;
+      branch_target_ = b.target;
+      branch_next_set_ = b.next_set;
+      flow_element& h = own_held();
+      h = flow_element{};
+      held_at_ = 0;
+      h.last_type = b.type;
+      h.end = end;
+      addr_ = end;
+      out(static_cast<const flow_element&>(f));
+      return true;
+    }
   }
 
   // D9.5.15: a Q element counts instructions but does not say which P0 instructions were
