@@ -86,6 +86,7 @@ struct flow_memo {
   arm::instruction_set next_set = arm::instruction_set::a64;         // set_ after the last atom
   arm::instruction_set branch_next_set = arm::instruction_set::a64;  // the last atom's branch's
   bool awaiting = false;  // the last atom is a taken indirect branch: waiting for its target
+  std::uint8_t recent = 0;  // in a set's first way: the way used last (flow_analyzer::memo_run)
 };
 
 static_assert(sizeof(flow_memo) == 40);
@@ -663,13 +664,24 @@ class flow_analyzer {
     const std::uint32_t pattern = e.count ? (e.atom_bits >> k) & ((1u << n) - 1u) : static_cast<std::uint32_t>(e.taken);
     const std::uint64_t key = static_cast<std::uint64_t>(pattern) | static_cast<std::uint64_t>(n) << 32 |
                               static_cast<std::uint64_t>(set_) << 40 | memo_context_;
-    const std::size_t index = static_cast<std::size_t>(((addr_ ^ key) * 0x9e3779b97f4a7c15u) >> (64 - memo_bits));
-    detail::flow_memo& m = memo_[index];
-    if (m.key != key || m.start != addr_) {
-      m.key = 0;
-      m.start = addr_;
-      return atom_run<true>(e, k, last, out, &m, &ranges_[1 + index * flow_memo_atoms], key);
+    // Two-way set associative: a few atom elements a loop repeats whose starts hash alike
+    // would otherwise evict each other at every turn. A miss replaces the way not used last.
+    const std::size_t set =
+        static_cast<std::size_t>(((addr_ ^ key) * 0x9e3779b97f4a7c15u) >> (64 - memo_bits)) & ~std::size_t{1};
+    std::size_t index = set;
+    if (memo_[index].key != key || memo_[index].start != addr_) {
+      ++index;
+      if (memo_[index].key != key || memo_[index].start != addr_) {
+        index = set + (memo_[set].recent ^ 1u);
+        memo_[set].recent = static_cast<std::uint8_t>(index - set);
+        detail::flow_memo& v = memo_[index];
+        v.key = 0;
+        v.start = addr_;
+        return atom_run<true>(e, k, last, out, &v, &ranges_[1 + index * flow_memo_atoms], key);
+      }
     }
+    memo_[set].recent = static_cast<std::uint8_t>(index - set);
+    const detail::flow_memo& m = memo_[index];
     ++memo_hits_;
     const std::uint64_t offset = e.offset;
     const unsigned pushes = m.pushes;
