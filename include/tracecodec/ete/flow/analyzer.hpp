@@ -1075,9 +1075,10 @@ class flow_analyzer {
   // D9.5.7 through the block cache: whole blocks while the source address lies beyond them
   // (their P0 instructions not taken), then the block whose P0 instruction is at the source
   // address, taken. The same range, return stack push and state as the walk one instruction
-  // at a time, which takes anything else (returns false having done nothing): a source
-  // address before the current one or inside a block, missing memory, the walk limit,
-  // wrapping, and T32 (a block does not carry an IT block's state in from the one before).
+  // at a time, which takes anything else: a source address before the current one or inside
+  // a block, missing memory, the walk limit, wrapping, and T32 (a block does not carry an IT
+  // block's state in from the one before). Then it returns false having emitted nothing and
+  // changed nothing but the block cache's entries.
   template <class Out>
   constexpr bool source_blocks(std::uint64_t src, std::uint64_t offset, Out& out) noexcept {
     if (set_ == arm::instruction_set::t32 || src < addr_) return false;
