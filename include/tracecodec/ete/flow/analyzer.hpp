@@ -1060,16 +1060,23 @@ class flow_analyzer {
       return;
     }
     if (!walk([src](std::uint64_t a) { return a <= src; }, true, e.offset, out)) return;
-    // The last instruction was taken (D9.5.7 R_YJHMV).
+    taken_at_source(is_p0(last_) ? last_.type : arm::instruction_type::other, branch_target(last_at_, last_),
+                    last_.next_set);
+    follow(true);
+  }
+
+  // The state a Source Address element leaves, its range passed on: the last instruction
+  // (ending at addr_) was taken (D9.5.7 R_YJHMV), for follow() to go on from.
+  constexpr void taken_at_source(arm::instruction_type type, std::uint64_t target,
+                                 arm::instruction_set target_set) noexcept {
     flow_element& h = own_held();
     h = flow_element{};
     held_at_ = 0;
-    h.last_type = is_p0(last_) ? last_.type : arm::instruction_type::other;
-    branch_set_ = set_;
-    branch_target_ = branch_target(last_at_, last_);
-    branch_next_set_ = last_.next_set;
+    h.last_type = type;
     h.end = addr_;
-    follow(true);
+    branch_set_ = set_;
+    branch_target_ = target;
+    branch_next_set_ = target_set;
   }
 
   // D9.5.7 through the block cache: whole blocks while the source address lies beyond them
@@ -1102,15 +1109,8 @@ class flow_analyzer {
       f.offset = offset;
       set_range(f, b, addr_, end, count, set_, true);
       if (b.link && cfg().rs) push_return(end, set_);
-      branch_set_ = set_;
-      branch_target_ = b.target;
-      branch_next_set_ = b.next_set;
-      flow_element& h = own_held();
-      h = flow_element{};
-      held_at_ = 0;
-      h.last_type = b.type;
-      h.end = end;
       addr_ = end;
+      taken_at_source(b.type, b.target, b.next_set);
       out(static_cast<const flow_element&>(f));
       return true;
     }
