@@ -53,7 +53,16 @@ void run(const Tag& t, const std::uint8_t* d, std::size_t n) {
     FUZZ_CHECK(decode_packets(t, r.bytes.data(), r.bytes.size()).errors.empty());
     // A trace whose resolution itself overflows (a transaction longer than the bounded
     // queue) overflows again after compression: only a clean resolution must stay clean.
-    FUZZ_CHECK(r.before.errors != 0 || r.after.errors == 0);
+    // Nor one with a Transaction Start that was canceled or discarded: the traced transaction
+    // state, which a later Trace Info's TSTATE is compared with (resolver.hpp,
+    // note_transaction()), is then not what the committed elements show, and a Trace Info
+    // with TSTATE 1 opens a transaction in the compressed stream that it did not open in the
+    // input (README.md, Limitations).
+    std::size_t starts_traced = 0, starts_committed = 0;
+    for (const auto& p : p1.packets) starts_traced += p.kind == packet_kind::transaction_start;
+    for (const element& e : r.before.elements)
+      starts_committed += e.kind == element_kind::transaction_start;
+    FUZZ_CHECK(r.before.errors != 0 || r.after.errors == 0 || starts_committed != starts_traced);
   }
 }
 

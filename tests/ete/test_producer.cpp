@@ -322,3 +322,52 @@ TEST_CASE("producer: refusals") {
   CHECK(got.bytes.size() == p.bytes_out());
   CHECK(got.sizes.size() >= 1);
 }
+
+TEST_CASE("producer: events and timestamps after a branch do not overflow a decoder's queue") {
+  // A decoder holds what follows its oldest uncommitted P0 element in resolution_capacity(
+  // MAXSPEC) places; the producer's branches are committed only by implication (MAXSPEC 15
+  // here), so thousands of events, timestamps or indirect branches after them must come with
+  // commits of the producer's own. Read back by a reader of exactly that capacity (the fixed
+  // configuration's default).
+  using unit = fixed_config<presets::ete_1_3_spec>;
+  constexpr std::size_t places = resolution_capacity(unit::value.maxspec);
+  for (int kind = 0; kind < 3; ++kind) {
+    CAPTURE(kind);
+    chunks got;
+    std::uint8_t buffer[256];
+    producer<unit> p(buffer, sizeof buffer, collect, &got);
+    trace_start st;
+    st.address = 0xffff800010000000u;
+    st.set = code_set::a64;
+    st.ctx.el = 1;
+    st.ctx.ns = true;
+    st.ctx.sf = true;
+    REQUIRE(p.start(st) == error_code::ok);
+    std::size_t want = 0;  // elements after start()'s
+    for (unsigned burst = 0; burst < 3; ++burst) {
+      REQUIRE(p.branch(true) == error_code::ok);
+      REQUIRE(p.branch(false) == error_code::ok);
+      want += 2;
+      for (std::size_t k = 0; k < 3 * places; ++k) {
+        if (kind == 0) {
+          REQUIRE(p.event(0) == error_code::ok);
+          ++want;
+        } else if (kind == 1) {
+          REQUIRE(p.timestamp(1000 + 7 * k) == error_code::ok);
+          ++want;
+        } else {
+          REQUIRE(p.indirect_branch(0xffff800010000000u + 4 * (k % 32)) == error_code::ok);
+          want += 2;
+        }
+      }
+    }
+    REQUIRE(p.flush() == error_code::ok);
+    std::size_t errors = 0, n = 0;
+    element_reader<unit> reader;
+    reader.decode(
+        got.bytes.data(), got.bytes.size(), [&](const element&) { ++n; },
+        [&](const diagnostic&) { ++errors; });
+    CHECK(errors == 0);
+    CHECK(n == want + 4);  // Trace Info, Trace On, Context, Target Address of start()
+  }
+}

@@ -363,6 +363,7 @@ class compressor {
   constexpr error_code target_committed(std::uint64_t address, isa s) noexcept {
     if (const error_code st = committed_start(); st != error_code::ok) return st;
     flush_atoms();
+    count_behind();
     if (has_target_) flush_pending();
     // add_target() without the copy: a held target's address, isa and flags are all that
     // is read of it.
@@ -496,6 +497,35 @@ class compressor {
     p.count = n;
     put(p);
     depth_ -= n;
+  }
+
+  // A decoder holds every element behind its oldest uncommitted P0 element (D9.3), in a
+  // bounded queue: at least 4 x (MAXSPEC + 1) + 64 places (resolution_capacity()). Implied
+  // commits bound the P0 elements there to MAXSPEC, not the others: a resolved input that
+  // committed after one atom and then gave thousands of events would overflow a decoder of
+  // the output, where the input did not. So after relief_interval() elements other than atoms
+  // (each makes at most one element in the decoder) the outstanding P0 elements are committed,
+  // when the input has nothing outstanding (in_depth_ 0: always for a resolved input, so the
+  // commit is the input's own and no later Mispredict applies differently).
+  // MAXSPEC 0 commits every P0 element as it comes (a relief there commits nothing). A
+  // shorter interval is as safe: 16 bits, which fit in the compressor's padding.
+  constexpr std::uint16_t relief_interval() const noexcept {
+    const std::uint64_t n = 3u * (std::uint64_t{cfg().maxspec} + 1u) + 32u;
+    return cfg().maxspec == 0 || n > 0xffffu ? 0xffffu : static_cast<std::uint16_t>(n);
+  }
+  constexpr void count_behind() noexcept {
+    if (--relief_left_ == 0) relieve();
+  }
+  // (A held context or target address stays held: it goes out after the Commit.)
+  TRACECODEC_OUT_OF_LINE constexpr void relieve() noexcept {
+    if (in_depth_ == 0 && (has_cancel_ || has_discard_ || has_q_ || skip_tf_)) {
+      relief_left_ = 1;  // at the next element, which flushes what is held back
+      return;
+    }
+    relief_left_ = relief_interval();
+    if (in_depth_ != 0) return;  // the input's own speculation: its commits govern
+    flush_atoms();
+    emit_commits();
   }
 
   // ---- atoms (D6.11.2) ---------------------------------------------------------------
@@ -970,12 +1000,14 @@ class compressor {
         break;
       default: return false;
     }
-    if (e.p0 && opt_.input == input_kind::stage1) in_depth_ += p0_weight(e);
     if (e.kind == K::atom) {
+      if (e.p0 && opt_.input == input_kind::stage1) in_depth_ += p0_weight(e);
       if (has_target_) put_held_target();
       append_atoms(e);
       return true;
     }
+    count_behind();  // where take() counts: before the input's depth and any flush
+    if (e.p0 && opt_.input == input_kind::stage1) in_depth_ += p0_weight(e);
     if (natoms_ != 0) {  // flush_atoms(), a few atoms (the usual case) without its call
       if (natoms_ <= detail::packed_atoms)
         put_packed_atoms();
@@ -1027,6 +1059,7 @@ class compressor {
       in_depth_ = e.count > in_depth_ ? 0 : in_depth_ - e.count;
       return;
     }
+    if (e.kind != K::atom && e.kind != K::cancel && e.kind != K::mispredict) count_behind();
     // Elements that complete something held back.
     if (can_cancel() && has_cancel_) {
       if (e.kind == K::mispredict) {
@@ -1188,6 +1221,7 @@ class compressor {
       return true;
     }
     flush_atoms();
+    count_behind();
     if (e.kind == K::context) {
       add_context(e);
       return true;
@@ -1227,8 +1261,10 @@ class compressor {
     return take_atoms_unchecked(elements, i, count);
   }
   // take_atoms() once its tests have passed (take_run() has made them for its whole run).
-  constexpr std::size_t take_atoms_unchecked(const element* elements, std::size_t i,
-                                             std::size_t count) noexcept {
+  // Out of line: a call per run of atoms, and take_run()'s loop keeps its own registers.
+  TRACECODEC_OUT_OF_LINE constexpr std::size_t take_atoms_unchecked(const element* elements,
+                                                                    std::size_t i,
+                                                                    std::size_t count) noexcept {
     unsigned n = natoms_;
     std::uint32_t depth = in_depth_;
     const bool stage1 = opt_.input == input_kind::stage1;
@@ -1522,6 +1558,7 @@ class compressor {
   bool has_ctx_ = false, has_target_ = false, has_q_ = false, has_cancel_ = false;
   bool has_discard_ = false, skip_tf_ = false, t_ = false;
   std::uint8_t last_event_len_ = 0, last_event_bits_ = 0;
+  std::uint16_t relief_left_ = relief_interval();  // elements other than atoms to relieve()
   std::uint64_t last_event_at_ = 0;
   std::uint64_t last_sync_ = 0;
   bool cc_ = false;
