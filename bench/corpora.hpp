@@ -49,6 +49,23 @@ inline void decode_into(corpus& c) {
 }
 
 
+// Resynchronization (issue 18 item 1): the bytes with the 0x80 of every A-Sync made 0x81 and
+// one A-Sync appended, so that a decoder starting at the first byte searches all of them for
+// its first A-Sync.
+inline std::vector<std::uint8_t> without_asyncs(const registers& regs, const std::vector<std::uint8_t>& bytes) {
+  std::vector<std::uint8_t> b = bytes;
+  decoder<> d(regs);
+  d.decode(
+      bytes.data(), bytes.size(),
+      [&](const packet& p) {
+        if (p.kind == packet_kind::async) b[p.offset + p.size - 1] = 0x81;
+      },
+      [](const diagnostic&) {});
+  b.insert(b.end(), 11, 0);
+  b.push_back(0x80);
+  return b;
+}
+
 inline std::vector<std::uint8_t> repeat_to(const std::vector<std::uint8_t>& one, std::size_t n) {
   std::vector<std::uint8_t> v;
   while (v.size() < n) v.insert(v.end(), one.begin(), one.end());

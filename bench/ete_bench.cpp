@@ -24,6 +24,9 @@
 //                              a push() per element
 //   BM_ete_compress_array/<corpus>  the same through push(elements, count)
 //   BM_packet_read/<corpus>    reading the streamed encoder's input packets only: its memory floor
+//   BM_ete_resync/<corpus>, BM_opencsd_resync/<corpus>  a decoder searching the corpus, its
+//                              A-Syncs broken, for the one A-Sync appended (issue 18 item 1);
+//                              BM_async_search_{scalar,sse2,avx2}/<corpus> the search alone
 //   BM_ete_flow/<flow corpus>  bytes -> program flow (ete/flow/: instruction ranges, exceptions,
 //                              context, ... with the snapshot's memory image), every field read
 //   BM_ete_flow_without_memo/<flow corpus>  the same without the memo of atom elements
@@ -163,6 +166,62 @@ void opencsd_decode(benchmark::State& state, const corpus* c) {
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
   state.SetItemsProcessed(static_cast<std::int64_t>(packets));
+}
+#endif
+
+// Resynchronization (issue 18 item 1): the corpus through bench::without_asyncs().
+struct resync_corpus {
+  std::string name;
+  registers regs;
+  std::vector<std::uint8_t> bytes;
+};
+resync_corpus without_asyncs(const corpus& c) {
+  resync_corpus r{c.name, c.regs, bench::without_asyncs(c.regs, c.bytes)};
+  const auto h = detail::find_async_scalar(r.bytes.data(), r.bytes.size(), 0);
+  if (h.at != r.bytes.size() - 1)
+    std::fprintf(stderr, "ete-bench: resync corpus %s has an A-Sync at %zu\n", c.name.c_str(), h.at);
+  return r;
+}
+// A decoder from the first byte: everything before the last A-Sync skipped (one
+// `unsynchronized` error), then that A-Sync.
+void ete_resync(benchmark::State& state, const resync_corpus* c) {
+  for (auto _ : state) {
+    decoder<> d(c->regs);
+    std::uint64_t packets = 0, errors = 0;
+    d.decode(c->bytes.data(), c->bytes.size(), [&](const packet&) { ++packets; },
+             [&](const diagnostic&) { ++errors; });
+    benchmark::DoNotOptimize(packets);
+    if (packets != 1 || errors != 1) state.SkipWithError("not one A-Sync after one skip");
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
+}
+// The search alone on each path this machine runs (detail::find_async and its paths).
+template <detail::async_search_path Path>
+void async_search(benchmark::State& state, const resync_corpus* c) {
+  for (auto _ : state) {
+    detail::async_search_result h{};
+    if constexpr (Path == detail::async_search_path::scalar) {
+      h = detail::find_async_scalar(c->bytes.data(), c->bytes.size(), 0);
+#if TRACECODEC_ASYNC_SEARCH_X86
+    } else if constexpr (Path == detail::async_search_path::sse2) {
+      h = detail::find_async_sse2(c->bytes.data(), c->bytes.size(), 0);
+    } else if constexpr (Path == detail::async_search_path::avx2) {
+      h = detail::find_async_avx2(c->bytes.data(), c->bytes.size(), 0);
+#endif
+    }
+    benchmark::DoNotOptimize(h);
+    if (h.at != c->bytes.size() - 1) state.SkipWithError("A-Sync not found at the end");
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
+}
+#ifdef TRACECODEC_HAVE_OPENCSD
+void opencsd_resync(benchmark::State& state, const resync_corpus* c) {
+  for (auto _ : state) {
+    const bench::opencsd_result r = bench::opencsd_packets(c->regs, c->bytes.data(), c->bytes.size());
+    if (!r.ok) state.SkipWithError("OpenCSD failed");
+    benchmark::DoNotOptimize(r.packets);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
 }
 #endif
 
@@ -583,6 +642,19 @@ int main(int argc, char** argv) {
     register_on("BM_ete_compress", ete_compress, c);
     register_on("BM_ete_compress_array", ete_compress_array, c);
     register_on("BM_packet_read", packet_read, c);
+  }
+  static std::vector<resync_corpus> resync;  // registered by address: filled before the loop
+  for (const corpus& c : corpora) resync.push_back(without_asyncs(c));
+  for (const resync_corpus& c : resync) {
+    register_on("BM_ete_resync", ete_resync, c);
+#ifdef TRACECODEC_HAVE_OPENCSD
+    register_on("BM_opencsd_resync", opencsd_resync, c);
+#endif
+    register_on("BM_async_search_scalar", async_search<detail::async_search_path::scalar>, c);
+#if TRACECODEC_ASYNC_SEARCH_X86
+    register_on("BM_async_search_sse2", async_search<detail::async_search_path::sse2>, c);
+    if (detail::have_avx2()) register_on("BM_async_search_avx2", async_search<detail::async_search_path::avx2>, c);
+#endif
   }
   for (const corpus& c : corpora) {
     if (c.name == "synthetic") continue;  // the parallel corpora come from ../shared only

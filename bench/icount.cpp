@@ -32,9 +32,11 @@ namespace {
 // enough that per-byte counts no longer move with the size (the decoders' set-up is < 0.1%).
 constexpr std::size_t icount_bytes = 1u << 20;
 
-enum class stage { decode, elements, decode_opaque, elements_opaque, flow, encode, compress, compress_array, deformat };
+enum class stage {
+  decode, elements, decode_opaque, elements_opaque, flow, encode, compress, compress_array, deformat, resync
+};
 constexpr const char* stage_names[] = {"decode", "elements", "decode_opaque",  "elements_opaque", "flow",
-                                       "encode", "compress", "compress_array", "deformat"};
+                                       "encode", "compress", "compress_array", "deformat", "resync"};
 
 struct job {
   stage what;
@@ -72,6 +74,15 @@ std::uint64_t elements(const bench::corpus& c) {
             },
             [&](const diagnostic&) { ++errors; });
   return errors ? ~0ull : acc;
+}
+
+// A decoder searching the corpus, its A-Syncs broken (bench::without_asyncs), for the one at
+// its end: one `unsynchronized` error, then that A-Sync.
+std::uint64_t resync(const bench::corpus& c) {
+  decoder<> d(c.regs);
+  std::uint64_t packets = 0, errors = 0;
+  d.decode(c.bytes.data(), c.bytes.size(), [&](const packet&) { ++packets; }, [&](const diagnostic&) { ++errors; });
+  return packets == 1 && errors == 1 ? packets : ~0ull;
 }
 
 std::uint64_t flow(const bench::flow_corpus& c) {
@@ -152,6 +163,7 @@ extern "C" [[gnu::noinline]] std::uint64_t icount_region(const job& j, std::vect
     case stage::compress: return compress<false>(*j.c, out);
     case stage::compress_array: return compress<true>(*j.c, out);
     case stage::deformat: return deformat(*j.cap);
+    case stage::resync: return resync(*j.c);
   }
   return 0;
 }
@@ -160,7 +172,7 @@ namespace {
 
 // The stages each kind of corpus runs.
 constexpr stage packet_stages[] = {stage::decode, stage::elements, stage::decode_opaque, stage::elements_opaque,
-                                   stage::encode, stage::compress, stage::compress_array};
+                                   stage::encode, stage::compress, stage::compress_array, stage::resync};
 
 int list() {
   for (const bench::corpus& c : bench::load_corpora(1))
@@ -209,6 +221,7 @@ int main(int argc, char** argv) {
     if (!cs.empty()) {
       if (j.what == stage::encode || j.what == stage::compress || j.what == stage::compress_array)
         bench::decode_into(cs[0]);
+      if (j.what == stage::resync) cs[0].bytes = bench::without_asyncs(cs[0].regs, cs[0].bytes);
       j.c = &cs[0], bytes = cs[0].bytes.size();
     }
   }

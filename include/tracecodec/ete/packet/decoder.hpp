@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "async_search.hpp"
 #include "config.hpp"
 #include "../error.hpp"
 #include "fields.hpp"
@@ -451,6 +452,15 @@ class decoder {
     for (;;) {
       std::uint8_t b;
       std::uint64_t off;
+      if (!tracecodec::detail::compact && !expect_async_ && buf_len_ == 0 && cur_ != end_) {
+        // Searching: on to the 0x80 that ends the next A-Sync, or to the end of the input,
+        // many bytes at a time (async_search.hpp); that byte is taken below.
+        const detail::async_search_result h =
+            detail::find_async(cur_, static_cast<std::size_t>(end_ - cur_), zeros_);
+        if (h.zeros != 0 && h.zeros <= h.at) run_start_ = pos_ + (h.at - h.zeros);  // else it began before
+        zeros_ = h.zeros;
+        advance(h.at);
+      }
       if (buf_len_ == 0 && cur_ != end_ && *cur_ == 0) {  // a zero run, a word at a time
         const std::uint8_t* z = skip_zeros(cur_, end_);
         if (zeros_ == 0) run_start_ = pos_;

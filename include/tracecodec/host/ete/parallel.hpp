@@ -89,12 +89,14 @@ std::vector<split_point> find_split_points(const decoder<Config>& fresh, const s
   std::size_t from = segment_bytes;
   while (from < size) {
     bool found = false;
-    // An A-Sync ends in 0x80 after at least 11 zeros (D5.4).
-    for (std::size_t i = from + 11; i < size; ++i) {
-      if (data[i] != 0x80) continue;
-      std::size_t r = i;
-      while (r > 0 && data[r - 1] == 0) --r;
-      if (i - r < 11 || r < from) continue;
+    // An A-Sync ends in 0x80 after at least 11 zeros (D5.4); one whose zeros begin before
+    // `from` does not count.
+    for (std::size_t s = from; s < size;) {
+      const auto h = ete::detail::find_async(data + s, size - s, 0);
+      if (h.at == size - s) break;
+      const std::size_t i = s + h.at, r = i - h.zeros;
+      s = i + 1;
+      if (r == from && from != 0 && data[from - 1] == 0) continue;
       // The packets there: an A-Sync at r, then a Trace Info.
       decoder<Config> d = fresh;
       d.reset_at(r);
