@@ -392,3 +392,37 @@ TEST_CASE("round trip: every packet cut short reports truncated_packet at its of
     }
   }
 }
+
+// The decoder's hot path reads continuation-coded fields with one 64-bit load
+// (read_leb_unchecked: up to four groups packed in 32 bits, more in 64); the checked reader
+// (read_leb, a byte at a time) is the reference: same status, value, length and end.
+TEST_CASE("LEB fields: the one-load reader equals the byte-at-a-time one") {
+  using namespace tracecodec::ete::detail;
+  const leb_field fields[] = {leb32, leb_count, leb_cyct, leb_ts(7), leb_ts(9)};
+  std::mt19937_64 rng(99);
+  std::size_t by_len[10] = {};
+  for (int t = 0; t < 200000; ++t) {
+    std::uint8_t b[16];
+    const unsigned run = static_cast<unsigned>(rng() % 10);  // bytes with the continuation bit first
+    for (unsigned i = 0; i < 16; ++i) {
+      const auto r = static_cast<std::uint8_t>(rng());
+      b[i] = i < run ? static_cast<std::uint8_t>(r | 0x80) : static_cast<std::uint8_t>(r & 0x7f);
+    }
+    for (const leb_field f : fields) {
+      const std::uint8_t* q1 = b;
+      const std::uint8_t* q2 = b;
+      std::uint64_t v1 = 0, v2 = 0;
+      std::uint8_t n1 = 0, n2 = 0;
+      const read_status s1 = read_leb(q1, b + 16, f, v1, n1);
+      const read_status s2 = read_leb_unchecked(q2, f, v2, n2);
+      REQUIRE(s1 == s2);
+      if (s1 != read_status::ok) continue;
+      CAPTURE(t);
+      CHECK(v1 == v2);
+      CHECK(n1 == n2);
+      CHECK(q1 == q2);
+      ++by_len[n1];
+    }
+  }
+  for (unsigned n = 1; n <= 9; ++n) CHECK(by_len[n] > 1000);  // every length was read
+}
