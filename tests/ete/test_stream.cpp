@@ -563,3 +563,79 @@ TEST_CASE("streaming decode_part: any chunking decodes as the whole buffer") {
   CHECK(whole.errors.size() == 1);
   CHECK(whole.errors[0].code == error_code::truncated_packet);
 }
+
+// The whole-buffer loop does not count the zero bytes at the end of every packet: it counts
+// them back from an A-Sync's header when it meets one (decoder::zeros_before). An A-Sync whose
+// first zeros were taken by the packets before it (a damaged packet, or packets whose payload
+// ends in zeros) must still be found there, as the byte-at-a-time path (next(), the reference)
+// finds it, and also when the zeros began before the loop was entered (a chunk boundary).
+TEST_CASE("an A-Sync whose first zeros earlier packets took is found by the whole-buffer loop") {
+  const std::vector<std::vector<std::uint8_t>> pieces = {
+      {0xf7}, {0xfd, 0xc2},                     // atoms
+      {0x95, 0x00},                             // short address, payload 0: ends in a zero
+      {0x95, 0xa5, 0x01},                       // short address, 2 bytes
+      {0x9a, 0x00, 0x00, 0x00, 0x00},           // 32-bit address 0: four zeros
+      {0x9a, 0x10, 0x20},                       // a 32-bit address cut short (damage)
+      {0x9a, 0x00, 0x00},                       // the same, ending in zeros
+      {0x02, 0x00},                             // Timestamp 0
+      {0x01, 0x00},                             // Trace Info
+  };
+  std::mt19937 rng(11);
+  int overlaps = 0, inside_loop = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::vector<std::uint8_t> in = async12();
+    in.insert(in.end(), {0x01, 0x00});
+    const int n = 20 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < n; ++i) {
+      const unsigned what = rng() % 12;
+      if (what < pieces.size()) {
+        const auto& pc = pieces[what];
+        in.insert(in.end(), pc.begin(), pc.end());
+      } else {  // an A-Sync of 1-12 zeros: too short alone below 11
+        in.insert(in.end(), 1 + rng() % 12, std::uint8_t{0});
+        in.push_back(0x80);
+      }
+    }
+    for (int i = 0; i < 40; ++i) in.push_back(0xf7);
+    const decoded whole = decode_all(regs, in);
+    // The reference: next(), a packet per call, which never enters the loop.
+    const decoded bytewise = decode_chunked(regs, in, {});
+    REQUIRE(whole.packets == bytewise.packets);
+    REQUIRE(whole.errors == bytewise.errors);
+    // decode_part() in chunks of 33-96 bytes: the loop is left and entered again inside zero
+    // runs.
+    decoded chunked;
+    {
+      decoder<> dec(regs);
+      auto on_packet = [&](const packet& p) { chunked.packets.push_back(p); };
+      auto on_error = [&](const diagnostic& d) { chunked.errors.push_back(d); };
+      for (std::size_t at = 0; at < in.size();) {
+        const std::size_t to = std::min(in.size(), at + 33 + rng() % 64);
+        dec.decode_part(in.data() + at, to - at, on_packet, on_error);
+        at = to;
+      }
+      dec.decode_end(on_packet, on_error);
+    }
+    REQUIRE(chunked.packets == bytewise.packets);
+    REQUIRE(chunked.errors == bytewise.errors);
+    for (const packet& p : whole.packets) {
+      // An A-Sync found after packets took its first zeros (it begins before its header run).
+      if (p.kind != packet_kind::async || p.offset == 0) continue;
+      if (in[static_cast<std::size_t>(p.offset)] == 0 && p.size == 12 &&
+          std::count(in.begin() + static_cast<std::ptrdiff_t>(p.offset),
+                     in.begin() + static_cast<std::ptrdiff_t>(p.offset + 11), std::uint8_t{0}) == 11) {
+        for (const diagnostic& d : whole.errors)
+          if (d.code == error_code::bad_async && d.offset > p.offset && d.offset < p.offset + 11) {
+            ++overlaps;
+            if (in.size() - d.offset >= 32) ++inside_loop;
+            break;
+          }
+      }
+    }
+  }
+  // The cases the test is for occurred, and in reach of the loop (32 bytes ahead).
+  CHECK(overlaps > 500);
+  CHECK(inside_loop > 500);
+  MESSAGE("A-Syncs found after packets took their first zeros: ", overlaps, " (", inside_loop,
+          " with 32 bytes ahead)");
+}

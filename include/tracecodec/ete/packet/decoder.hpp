@@ -227,14 +227,17 @@ class decoder {
         const std::uint8_t* cur = cur_;
         const std::uint8_t* const end = end_;
         std::uint64_t pos = pos_, packets = 0;
-        std::uint32_t ztail = zero_tail_;
+        // zero_tail_ (the zeros an A-Sync may have lost to the packets before it) is not kept
+        // up to date at every packet: it is counted back from a header that may begin an
+        // A-Sync, and when the loop ends.
+        const std::uint8_t* const first = cur;
+        const std::uint32_t ztail_before = zero_tail_;
         // Ends a packet x of the fast paths whose payload ends at q: its place, the cursor,
         // and the consumer's call.
         auto emit = [&](packet& x, const std::uint8_t* q) TRACECODEC_HOT_LAMBDA {
           const auto n = static_cast<std::uint32_t>(q - cur);
           x.offset = pos;
           x.size = n;
-          ztail = q[-1] == 0 ? tail_zeros(cur, n, ztail) : 0;
           cur = q;
           pos += n;
           ++packets;
@@ -266,7 +269,6 @@ class decoder {
             ++cur;
             ++pos;
             ++packets;
-            ztail = 0;  // the header byte is not zero
             continue;
           }
           switch (he.op) {
@@ -322,11 +324,10 @@ class decoder {
             }
             default: break;
           }
-          zero_tail_ = ztail;  // parse() reads it for an A-Sync
+          if (*cur == 0) zero_tail_ = zeros_before(first, cur, ztail_before);  // parse() reads it
           packet gp;  // as the fast paths' packets: not p, whose address next() takes
           const parse_result r = parse<false>(cur, end, pos, gp);
           if (r.status != parse_status::ok) break;
-          ztail = cur[r.size - 1] == 0 ? tail_zeros(cur, r.size, ztail) : 0;
           cur += r.size;
           pos += r.size;
           ++packets;
@@ -335,7 +336,7 @@ class decoder {
         cur_ = cur;
         pos_ = pos;
         stats_.packets += packets;
-        zero_tail_ = ztail;
+        zero_tail_ = zeros_before(first, cur, ztail_before);
       }
       const decode_status s = next(p);
       if (s == decode_status::packet)
@@ -405,6 +406,15 @@ class decoder {
     std::uint32_t t = 0;
     while (t < n && p[n - 1 - t] == 0) ++t;
     return t == n ? (before < 64 ? before + n : 64) : t;
+  }
+  // The same for the packets from `first` up to `at`, zero_tail_ having been `before` at
+  // `first`. Only whether it reaches 11 matters (an A-Sync's zeros), so it stops at 64.
+  static constexpr std::uint32_t zeros_before(const std::uint8_t* first, const std::uint8_t* at,
+                                              std::uint32_t before) noexcept {
+    std::uint32_t t = 0;
+    while (t < 64 && at - t != first && at[-1 - static_cast<std::ptrdiff_t>(t)] == 0) ++t;
+    if (t == 64) return 64;
+    return at - t == first ? (before < 64 ? before + t : 64) : t;
   }
   // Reports the short zero run where it was found (bad_async), then the whole A-Sync at its
   // true offset (kept as the pending packet): it overlaps the packet that took its first zeros.
@@ -935,7 +945,13 @@ class decoder {
                                                   packet& x) noexcept {
     std::uint64_t n = 0;
     std::uint8_t len = 0;
-    if (detail::read_leb_unchecked(q, detail::leb32, n, len) != detail::read_status::ok) return false;
+    if (!(q[0] & 0x80u)) {  // one byte: most Commit and Cancel counts
+      n = q[0];
+      len = 1;
+      ++q;
+    } else if (detail::read_leb_unchecked(q, detail::leb32, n, len) != detail::read_status::ok) {
+      return false;
+    }
     if (n == 0 && he.kind == packet_kind::cancel_f1) return false;
     x.kind = he.kind;
     x.atoms = he.atoms;
