@@ -400,7 +400,7 @@ TEST_CASE("LEB fields: the one-load reader equals the byte-at-a-time one") {
   using namespace tracecodec::ete::detail;
   const leb_field fields[] = {leb32, leb_count, leb_cyct, leb_ts(7), leb_ts(9)};
   std::mt19937_64 rng(99);
-  std::size_t by_len[10] = {};
+  std::size_t by_len[10] = {}, short_reads = 0;
   for (int t = 0; t < 200000; ++t) {
     std::uint8_t b[16];
     const unsigned run = static_cast<unsigned>(rng() % 10);  // bytes with the continuation bit first
@@ -422,7 +422,25 @@ TEST_CASE("LEB fields: the one-load reader equals the byte-at-a-time one") {
       CHECK(n1 == n2);
       CHECK(q1 == q2);
       ++by_len[n1];
+      // The decode loop's timestamp reader: fields of up to four bytes, false for longer ones
+      // (a timestamp field allows 7 or 9 bytes, so none of those is overlong or too wide).
+      if (f.max_bytes == 7 || f.max_bytes == 9) {
+        const std::uint8_t* q3 = b;
+        std::uint64_t v3 = 0;
+        std::uint8_t n3 = 0;
+        const bool short_field = read_leb_short(q3, v3, n3);
+        REQUIRE(short_field == (n1 <= 4));
+        if (!short_field) {
+          CHECK(q3 == b);
+          continue;
+        }
+        CHECK(v3 == v1);
+        CHECK(n3 == n1);
+        CHECK(q3 == q1);
+        ++short_reads;
+      }
     }
   }
   for (unsigned n = 1; n <= 9; ++n) CHECK(by_len[n] > 1000);  // every length was read
+  CHECK(short_reads > 50000);
 }

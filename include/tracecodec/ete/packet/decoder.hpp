@@ -279,11 +279,12 @@ class decoder {
               const std::uint8_t* q = cur + 1;
               std::uint64_t ts = 0;
               std::uint8_t len = 0;
-              if (detail::read_leb_unchecked(q, detail::leb_ts(cfg().ts_max_bytes()), ts, len) !=
-                  detail::read_status::ok)
+              if (!detail::read_leb_short(q, ts, len) &&
+                  detail::read_leb_unchecked(q, detail::leb_ts(cfg().ts_max_bytes()), ts, len) !=
+                      detail::read_status::ok)
                 break;
               const std::uint64_t mask = detail::leb_mask(len);
-              st_.timestamp = (st_.timestamp & ~mask) | (ts & mask);
+              st_.timestamp = (st_.timestamp & ~mask) | ts;
               tp.timestamp = st_.timestamp;
               tp.value_bytes = len;
               emit(tp, q);

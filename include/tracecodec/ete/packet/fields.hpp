@@ -123,6 +123,29 @@ TRACECODEC_HOT constexpr read_status read_leb_unchecked(const std::uint8_t*& q, 
   return read_status::ok;
 }
 
+// A field of at most four bytes (a timestamp's changed low bits, usually), read with one
+// 32-bit load when no field of that length is overlong or wider than its width (every
+// timestamp, whose fields allow 7 or 9 bytes). False, with q unchanged, for a longer field.
+TRACECODEC_HOT constexpr bool read_leb_short(const std::uint8_t*& q, std::uint64_t& value,
+                                             std::uint8_t& len) noexcept {
+  const std::uint32_t w = static_cast<std::uint32_t>(load_le64(q));
+  const std::uint32_t stop = ~w & 0x80808080u;
+  if (stop == 0) return false;
+#if defined(__GNUC__) || defined(__clang__)
+  const unsigned n = static_cast<unsigned>(__builtin_ctz(stop)) / 8 + 1;
+#else
+  unsigned n = 1;
+  while (!((stop >> (8 * n - 1)) & 1u)) ++n;
+#endif
+  std::uint32_t y = w & 0x7f7f7f7fu;
+  y = ((y & 0x7f007f00u) >> 1) | (y & 0x007f007fu);
+  y = ((y & 0x3fff0000u) >> 2) | (y & 0x00003fffu);
+  q += n;
+  value = y & ((std::uint32_t{1} << (7 * n)) - 1);
+  len = static_cast<std::uint8_t>(n);
+  return true;
+}
+
 // Bytes needed for `value` in a continuation-coded field (at least 1).
 constexpr std::uint8_t leb_size(std::uint64_t value, leb_field f) noexcept {
   std::uint8_t n = 1;
