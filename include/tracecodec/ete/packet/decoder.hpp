@@ -400,16 +400,11 @@ class decoder {
   // Zero bytes at the end of what the parser consumed, so that an A-Sync whose first zeros
   // went into a packet decoded out of alignment is still found (D5.4: the pattern is unique).
   constexpr void note_tail(const std::uint8_t* p, std::uint32_t n) noexcept {
-    zero_tail_ = tail_zeros(p, n, zero_tail_);
+    zero_tail_ = zeros_before(p, p + n, zero_tail_);
   }
-  static constexpr std::uint32_t tail_zeros(const std::uint8_t* p, std::uint32_t n,
-                                            std::uint32_t before) noexcept {
-    std::uint32_t t = 0;
-    while (t < n && p[n - 1 - t] == 0) ++t;
-    return t == n ? (before < 64 ? before + n : 64) : t;
-  }
-  // The same for the packets from `first` up to `at`, zero_tail_ having been `before` at
-  // `first`. Only whether it reaches 11 matters (an A-Sync's zeros), so it stops at 64.
+  // The zeros at the end of the bytes from `first` up to `at`, with `before` zeros before
+  // `first` when they all are. Only whether it reaches 11 matters (an A-Sync's zeros), so it
+  // stops at 64.
   static constexpr std::uint32_t zeros_before(const std::uint8_t* first, const std::uint8_t* at,
                                               std::uint32_t before) noexcept {
     std::uint32_t t = 0;

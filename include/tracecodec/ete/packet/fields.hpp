@@ -78,6 +78,26 @@ TRACECODEC_HOT constexpr std::uint64_t load_le64(const std::uint8_t* p) noexcept
   return load_le(p, 8);
 }
 
+// The length of a continuation-coded run from the mask of its bytes' clear continuation bits
+// (bit 7 of each byte; not 0): the first such byte ends it.
+TRACECODEC_HOT constexpr unsigned leb_length(std::uint64_t stop) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  return static_cast<unsigned>(__builtin_ctzll(stop)) / 8 + 1;
+#else
+  unsigned n = 1;
+  while (!((stop >> (8 * n - 1)) & 1u)) ++n;
+  return n;
+#endif
+}
+
+// The first n (at most 4) 7-bit groups of the little-endian word w, packed in 28 bits.
+TRACECODEC_HOT constexpr std::uint32_t leb_pack4(std::uint32_t w, unsigned n) noexcept {
+  std::uint32_t y = w & 0x7f7f7f7fu;
+  y = ((y & 0x7f007f00u) >> 1) | (y & 0x007f007fu);
+  y = ((y & 0x3fff0000u) >> 2) | (y & 0x00003fffu);
+  return y & ((std::uint32_t{1} << (7 * n)) - 1);
+}
+
 // The same, when at least 9 bytes are readable at q (the decoder's unchecked hot path):
 // one 64-bit load, the terminator found with a bit scan, the 7-bit groups packed without a
 // loop. Same results as read_leb().
@@ -91,20 +111,12 @@ TRACECODEC_HOT constexpr read_status read_leb_unchecked(const std::uint8_t*& q, 
     if (!(f.last_full && f.max_bytes == 9)) return read_status::overlong;
     n = 9;
   } else {
-#if defined(__GNUC__) || defined(__clang__)
-    n = static_cast<unsigned>(__builtin_ctzll(stop)) / 8 + 1;
-#else
-    n = 1;
-    while (!((stop >> (8 * n - 1)) & 1u)) ++n;
-#endif
+    n = leb_length(stop);
     if (n > f.max_bytes) return read_status::overlong;
   }
   if (n <= 4) {  // most counts and timestamps: four groups packed in 32 bits, one step fewer
-    std::uint32_t y = static_cast<std::uint32_t>(w) & 0x7f7f7f7fu;
-    y = ((y & 0x7f007f00u) >> 1) | (y & 0x007f007fu);
-    y = ((y & 0x3fff0000u) >> 2) | (y & 0x00003fffu);
     q += n;
-    value = (y & ((std::uint32_t{1} << (7 * n)) - 1)) & width_mask(f);
+    value = leb_pack4(static_cast<std::uint32_t>(w), n) & width_mask(f);
     len = static_cast<std::uint8_t>(n);
     return read_status::ok;
   }
@@ -131,17 +143,9 @@ TRACECODEC_HOT constexpr bool read_leb_short(const std::uint8_t*& q, std::uint64
   const std::uint32_t w = static_cast<std::uint32_t>(load_le64(q));
   const std::uint32_t stop = ~w & 0x80808080u;
   if (stop == 0) return false;
-#if defined(__GNUC__) || defined(__clang__)
-  const unsigned n = static_cast<unsigned>(__builtin_ctz(stop)) / 8 + 1;
-#else
-  unsigned n = 1;
-  while (!((stop >> (8 * n - 1)) & 1u)) ++n;
-#endif
-  std::uint32_t y = w & 0x7f7f7f7fu;
-  y = ((y & 0x7f007f00u) >> 1) | (y & 0x007f007fu);
-  y = ((y & 0x3fff0000u) >> 2) | (y & 0x00003fffu);
+  const unsigned n = leb_length(stop);
   q += n;
-  value = y & ((std::uint32_t{1} << (7 * n)) - 1);
+  value = leb_pack4(w, n);
   len = static_cast<std::uint8_t>(n);
   return true;
 }
