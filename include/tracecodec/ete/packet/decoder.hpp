@@ -246,12 +246,13 @@ class decoder {
         // Packets here are at most 32 bytes long; a bound computed once keeps the test to one
         // compare.
         const std::uint8_t* const limit = end - cur >= 32 ? end - 31 : cur;
-        // The fast paths' packets: one each for one-byte packets, target addresses, timestamps,
-        // Q and counts, zeroed here once, each path writing only its own fields.
+        // The fast paths' packets: one each for plain one-byte packets, target addresses,
+        // timestamps, Q, counts and the other one-byte packets, zeroed here once, each path
+        // writing only its own fields.
         // Not p: the general parser and next() take p's address, so an inlined consumer would
         // reload every field of p for each packet; these never leave the loop but by const
         // reference, so an inlined consumer reads their untouched fields as the constant zero.
-        packet one{}, ap{}, tp{}, qp{}, cp{};
+        packet one{}, ap{}, tp{}, qp{}, cp{}, np{};
         one.size = 1;
         tp.kind = packet_kind::timestamp;
         while (cur < limit) {
@@ -324,6 +325,20 @@ class decoder {
               continue;
             }
             default: break;
+          }
+          if (he.op == payload_op::none && he.kind != packet_kind::context_same) {
+            // The other one-byte packets (Cycle Count format 3, Cancel formats 2 and 3, Event:
+            // D5.33-D5.34, D5.37-D5.38, D5.68): the table's fields, as parse() gives them.
+            // Tested after the switch, not as a case of it: as a case it changed how GCC
+            // compiled the switch, at a cost to corpora without these packets (bench/README.md).
+            np.kind = he.kind;
+            np.atoms = he.atoms;
+            np.atom_count = he.atom_count;
+            np.flags = he.flags;
+            np.ignored_bits = he.ignored;
+            header_fields(he, np);
+            emit(np, cur + 1);
+            continue;
           }
           if (*cur == 0) zero_tail_ = zeros_before(first, cur, ztail_before);  // parse() reads it
           packet gp;  // as the fast paths' packets: not p, whose address next() takes
@@ -574,18 +589,10 @@ class decoder {
     }
     switch (e.op) {
       case payload_op::none:
-        switch (e.kind) {
-          case packet_kind::cycle_count_f3_0:
-          case packet_kind::cycle_count_f3_1:
-            out.count = e.count;
-            out.cycles = st_.cc_threshold + e.aux;
-            break;
-          case packet_kind::cancel_f2:
-          case packet_kind::cancel_f3: out.count = e.count; break;
-          case packet_kind::event: out.events = e.aux; break;
-          case packet_kind::context_same: out.ctx = st_.ctx; break;  // resolves to the current context
-          default: break;
-        }
+        if (e.kind == packet_kind::context_same)
+          out.ctx = st_.ctx;  // resolves to the current context
+        else
+          header_fields(e, out);
         out.size = 1;
         return ok(1);
       case payload_op::reserved: return bad(error_code::reserved_header);
@@ -888,6 +895,18 @@ class decoder {
       }
       default: return bad(error_code::malformed_payload);
     }
+  }
+
+  // The fields of a header-only packet other than Context (payload_op::none) that the
+  // header's entry gives beyond kind, atoms and flags: the count of a Cancel format 2/3 and
+  // the commit of a Cycle Count format 3_0 (0 in other entries), the cycle count of format 3
+  // (BB over the threshold, D5.33), the Event number (D5.68). Written whether 0 or not, for the
+  // hot loop's packet that is reused.
+  TRACECODEC_HOT constexpr void header_fields(const header_entry& e, packet& out) const noexcept {
+    const bool f3 = e.kind == packet_kind::cycle_count_f3_0 || e.kind == packet_kind::cycle_count_f3_1;
+    out.count = e.count;
+    out.cycles = f3 ? st_.cc_threshold + e.aux : 0u;
+    out.events = e.kind == packet_kind::event ? e.aux : std::uint8_t{0};
   }
 
   // Short address payload (D9.2.14.4/5): one or two bytes (as bit 7 of the first says) that
