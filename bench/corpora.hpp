@@ -2,7 +2,8 @@
 // The corpora the benchmark (ete_bench.cpp) and the instruction-count gate (icount.cpp) run
 // over, at a size each chooses: the synthetic trace (runs without ../shared), real ETE
 // snapshots of ../shared/conformance/ete repeated to the size (each repeat starts at the
-// snapshot's own A-Sync, so every repeat decodes exactly like the first), ETMv4 streams and
+// snapshot's own A-Sync and ends where nothing waits for resolution, so every repeat decodes
+// exactly like the first: repeat_unit()), ETMv4 streams and
 // formatted captures of ../shared/conformance/etmv4, and flow corpora with memory images.
 #pragma once
 
@@ -36,6 +37,7 @@ struct corpus {
   std::vector<std::uint8_t> bytes;
   std::vector<packet> packets;    // decode_into()
   std::vector<element> elements;  // decode_into(): committed elements, one per atom
+  std::size_t repeat_size = 0;    // bytes of one repeat (0: not a repeated snapshot)
 };
 
 // Fills c.packets and c.elements (what the encoder and compressor take) from c.bytes.
@@ -48,6 +50,23 @@ inline void decode_into(corpus& c) {
             [](const diagnostic&) {});
 }
 
+
+// Whether every repeat of a repeated snapshot gives the committed elements of the first, at
+// offsets one repeat further on (c.elements from decode_into()); what repeat_unit() is for.
+inline bool repeats_alike(const corpus& c) {
+  if (c.repeat_size == 0) return true;
+  std::vector<element> first;
+  auto r = std::make_unique<element_reader<>>(c.regs);
+  r->decode(c.bytes.data(), c.repeat_size, [&](const element& e) { first.push_back(e); }, [](const diagnostic&) {});
+  const std::size_t n = first.size(), repeats = c.bytes.size() / c.repeat_size;
+  if (n == 0 || c.elements.size() != n * repeats) return false;
+  for (std::size_t i = 0; i < c.elements.size(); ++i) {
+    element want = first[i % n];
+    want.offset += (i / n) * c.repeat_size;
+    if (!(c.elements[i] == want)) return false;
+  }
+  return true;
+}
 
 // Resynchronization (issue 18 item 1): the bytes with the 0x80 of every A-Sync made 0x81 and
 // one A-Sync appended, so that a decoder starting at the first byte searches all of them for
@@ -72,6 +91,30 @@ inline std::vector<std::uint8_t> repeat_to(const std::vector<std::uint8_t>& one,
   return v;
 }
 
+// One repeat of a snapshot's trace: its bytes up to the end of the last packet after which
+// the element reader holds nothing for resolution (resolver::idle()), or all of them when it
+// holds nothing at the end. ete_spec_1 ends with two P0 elements waiting for a Commit beyond
+// its end. Repeated whole, they would be carried into the next repeat, whose Trace Info says
+// SPEC 0 (D5.7) while they are outstanding: a stream no trace unit makes. The resolution queue
+// initializes only once (D9.3.2.1), so it would grow by each repeat's leftovers until
+// MAXSPEC's implied commits held it 255 P0 elements deep, and no repeat would decode like the
+// first. That case has a benchmark of its own (deep_speculation_corpus()).
+inline std::vector<std::uint8_t> repeat_unit(const registers& regs, const std::vector<std::uint8_t>& bytes) {
+  std::vector<std::uint64_t> ends;
+  decoder<> d(regs);
+  d.decode(bytes.data(), bytes.size(), [&](const packet& p) { ends.push_back(p.offset + p.size); },
+           [](const diagnostic&) {});
+  auto r = std::make_unique<element_reader<>>(regs);
+  std::uint64_t from = 0, idle_at = 0;
+  for (const std::uint64_t e : ends) {
+    r->decode_part(bytes.data() + from, e - from, [](const element&) {}, [](const diagnostic&) {});
+    from = e;
+    if (r->resolution().idle()) idle_at = e;
+  }
+  if (idle_at == 0 || idle_at == bytes.size()) return bytes;
+  return {bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(idle_at)};
+}
+
 inline std::string conformance_dir() {
   const char* env = std::getenv("TRACECODEC_CONFORMANCE_DIR");
   return env ? env : "../shared/conformance/ete";
@@ -92,8 +135,21 @@ inline std::vector<corpus> load_corpora(std::size_t size, const char* only = nul
       std::fprintf(stderr, "corpus %s left out: %s\n", name, snap.error.empty() ? "no buffer" : snap.error.c_str());
       continue;
     }
-    cs.push_back({name, snap.buffers[0].regs, repeat_to(snap.buffers[0].data, size), {}, {}});
+    const registers& regs = snap.buffers[0].regs;
+    const std::vector<std::uint8_t> unit = repeat_unit(regs, snap.buffers[0].data);
+    cs.push_back({name, regs, repeat_to(unit, size), {}, {}, unit.size()});
   }
+  return cs;
+}
+
+// ete_spec_1 repeated whole (see repeat_unit()): a stream whose resolution queue stays about
+// MAXSPEC (255) P0 elements deep, so that every Commit resolves in the middle of a long queue.
+// A stress case for the resolver, named ete_spec_1-deep; empty when the snapshot is missing.
+inline std::vector<corpus> deep_speculation_corpus(std::size_t size) {
+  const auto snap = snapshot::load(conformance_dir() + "/snapshots/ete_spec_1");
+  if (!snap.error.empty() || snap.buffers.empty()) return {};
+  std::vector<corpus> cs;
+  cs.push_back({"ete_spec_1-deep", snap.buffers[0].regs, repeat_to(snap.buffers[0].data, size), {}, {}});
   return cs;
 }
 

@@ -46,7 +46,10 @@
 // Corpora: a synthetic mixed trace made by the encoder (runs without ../shared), and real
 // snapshots from ../shared/conformance/ete repeated to at least 8 MiB (TRACECODEC_BENCH_MIB;
 // the parallel benchmarks 64 MiB, TRACECODEC_BENCH_PARALLEL_MIB) (each repeat starts at
-// the snapshot's own A-Sync, so every repeat decodes exactly like the first); for
+// the snapshot's own A-Sync and ends where nothing waits for resolution, so every repeat
+// decodes exactly like the first: bench::repeat_unit); ete_spec_1-deep, ete_spec_1 repeated
+// whole, whose resolution queue stays about MAXSPEC deep (decode, elements and parallel
+// elements only); for
 // BM_ete_decode and BM_opencsd_decode also ETMv4 streams (etmv4-<capture>: the busiest trace ID
 // of a formatted capture of ../shared/conformance/etmv4, from its first A-Sync to its last). Flow corpora:
 // snapshots with memory images (flow_corpora()), repeated the same way.
@@ -97,7 +100,13 @@ const std::size_t corpus_bytes = mib_from_env("TRACECODEC_BENCH_MIB", 8);
 
 std::vector<corpus> load_corpora() {
   std::vector<corpus> cs = bench::load_corpora(corpus_bytes);
-  for (corpus& c : cs) bench::decode_into(c);
+  for (corpus& c : cs) {
+    bench::decode_into(c);
+    if (!bench::repeats_alike(c)) {  // the benchmark would time a stream unlike the snapshot
+      std::fprintf(stderr, "ete-bench: corpus %s: a repeat decodes unlike the first\n", c.name.c_str());
+      std::exit(1);
+    }
+  }
   return cs;
 }
 
@@ -521,7 +530,10 @@ struct segment_sum {
 };
 template <bool Elements, bool BySegment = false>
 void parallel_decode(benchmark::State& state, const corpus* small) {
-  const corpus& c = parallel_corpus<corpus>(small->name, bench::load_corpora);
+  const corpus& c = parallel_corpus<corpus>(small->name, [](std::size_t size, const char* only) {
+    return std::strcmp(only, "ete_spec_1-deep") == 0 ? bench::deep_speculation_corpus(size)
+                                                     : bench::load_corpora(size, only);
+  });
   const auto threads = static_cast<unsigned>(state.range(0));
   std::uint64_t want_acc = 0, want_n = 0;
   auto serial = [&](std::uint64_t& acc, std::uint64_t& n) {
@@ -623,6 +635,19 @@ benchmark::internal::Benchmark* register_on(const char* what, void (*fn)(benchma
       ->Unit(benchmark::kMillisecond);
 }
 
+// Corpora with their packets and elements filled in (decode_into()).
+std::vector<corpus> with_packets(std::vector<corpus> cs) {
+  for (corpus& c : cs) bench::decode_into(c);
+  return cs;
+}
+// Packet decode of c, side by side with OpenCSD's.
+void register_decode(const corpus& c) {
+  register_on("BM_ete_decode", ete_decode, c);
+#ifdef TRACECODEC_HAVE_OPENCSD
+  register_on("BM_opencsd_decode", opencsd_decode, c);
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -664,16 +689,17 @@ int main(int argc, char** argv) {
     register_on("BM_ete_parallel_elements_by_segment", parallel_decode<true, true>, c)->Arg(2)->ArgName("threads")->UseRealTime();
   }
   // ETMv4: packet decode, side by side with OpenCSD (issue 17).
-  static const std::vector<corpus> etmv4 = [] {
-    std::vector<corpus> cs = bench::load_etmv4_corpora(corpus_bytes);
-    for (corpus& c : cs) bench::decode_into(c);
-    return cs;
-  }();
-  for (const corpus& c : etmv4) {
-    register_on("BM_ete_decode", ete_decode, c);
-#ifdef TRACECODEC_HAVE_OPENCSD
-    register_on("BM_opencsd_decode", opencsd_decode, c);
-#endif
+  static const std::vector<corpus> etmv4 = with_packets(bench::load_etmv4_corpora(corpus_bytes));
+  for (const corpus& c : etmv4) register_decode(c);
+  // ete_spec_1 repeated whole: a resolution queue about MAXSPEC deep (a stress case of the
+  // resolver, bench::deep_speculation_corpus()).
+  static const std::vector<corpus> deep = with_packets(bench::deep_speculation_corpus(corpus_bytes));
+  for (const corpus& c : deep) {
+    register_decode(c);
+    register_on("BM_ete_elements", ete_elements, c);
+    // No split point joins here (the queue is never empty): the back-off of host/ete/parallel.hpp.
+    register_on("BM_ete_parallel_elements", parallel_decode<true>, c)->Arg(1)->Arg(2)->ArgName("threads")->UseRealTime();
+    register_on("BM_ete_parallel_elements_by_segment", parallel_decode<true, true>, c)->Arg(2)->ArgName("threads")->UseRealTime();
   }
   for (const flow_corpus& c : flow_corpora()) {
     register_on("BM_ete_parallel_flow", parallel_flow, c)->Arg(1)->ArgName("threads")->UseRealTime();

@@ -179,6 +179,7 @@ int list() {
     for (stage s : packet_stages) std::printf("%s %s\n", stage_names[static_cast<int>(s)], c.name.c_str());
   for (const bench::corpus& c : bench::load_etmv4_corpora(1))
     std::printf("decode %s\n", c.name.c_str());
+  for (const bench::corpus& c : bench::deep_speculation_corpus(1)) std::printf("elements %s\n", c.name.c_str());
   for (const bench::flow_corpus& c : bench::load_flow_corpora(1)) std::printf("flow %s\n", c.name.c_str());
   for (const bench::formatted_capture& c : bench::load_formatted_captures(1))
     std::printf("deformat %s\n", c.name.c_str());
@@ -216,8 +217,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "ete-icount: unknown stage %s\n", s.c_str());
       return 2;
     }
-    cs = std::strncmp(name, "etmv4-", 6) == 0 ? bench::load_etmv4_corpora(icount_bytes, name)
-                                              : bench::load_corpora(icount_bytes, name);
+    if (std::strncmp(name, "etmv4-", 6) == 0)
+      cs = bench::load_etmv4_corpora(icount_bytes, name);
+    else if (std::strcmp(name, "ete_spec_1-deep") == 0)
+      cs = bench::deep_speculation_corpus(icount_bytes);
+    else
+      cs = bench::load_corpora(icount_bytes, name);
     if (!cs.empty()) {
       if (j.what == stage::encode || j.what == stage::compress || j.what == stage::compress_array)
         bench::decode_into(cs[0]);
