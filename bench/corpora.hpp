@@ -143,7 +143,7 @@ inline std::vector<corpus> load_corpora(std::size_t size, const char* only = nul
 }
 
 // ete_spec_1 repeated whole (see repeat_unit()): a stream whose resolution queue stays about
-// MAXSPEC (255) P0 elements deep, so that every Commit resolves in the middle of a long queue.
+// MAXSPEC (255) P0 elements deep, so that every Commit resolves at the head of a long queue.
 // A stress case for the resolver, named ete_spec_1-deep; empty when the snapshot is missing.
 inline std::vector<corpus> deep_speculation_corpus(std::size_t size) {
   const auto snap = snapshot::load(conformance_dir() + "/snapshots/ete_spec_1");

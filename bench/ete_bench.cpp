@@ -52,7 +52,7 @@
 // elements only); for
 // BM_ete_decode and BM_opencsd_decode also ETMv4 streams (etmv4-<capture>: the busiest trace ID
 // of a formatted capture of ../shared/conformance/etmv4, from its first A-Sync to its last). Flow corpora:
-// snapshots with memory images (flow_corpora()), repeated the same way.
+// snapshots with memory images (flow_corpora()), each repeated whole.
 #include <benchmark/benchmark.h>
 
 #include <tracecodec/ete/element/compressor.hpp>
