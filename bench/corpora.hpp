@@ -144,12 +144,13 @@ inline std::vector<corpus> load_corpora(std::size_t size, const char* only = nul
 
 // ete_spec_1 repeated whole (see repeat_unit()): a stream whose resolution queue stays about
 // MAXSPEC (255) P0 elements deep, so that every Commit resolves at the head of a long queue.
-// A stress case for the resolver, named ete_spec_1-deep; empty when the snapshot is missing.
+// A stress case for the resolver; empty when the snapshot is missing.
+inline constexpr const char* deep_speculation_name = "ete_spec_1-deep";
 inline std::vector<corpus> deep_speculation_corpus(std::size_t size) {
   const auto snap = snapshot::load(conformance_dir() + "/snapshots/ete_spec_1");
   if (!snap.error.empty() || snap.buffers.empty()) return {};
   std::vector<corpus> cs;
-  cs.push_back({"ete_spec_1-deep", snap.buffers[0].regs, repeat_to(snap.buffers[0].data, size), {}, {}});
+  cs.push_back({deep_speculation_name, snap.buffers[0].regs, repeat_to(snap.buffers[0].data, size), {}, {}});
   return cs;
 }
 
@@ -251,6 +252,14 @@ inline std::vector<corpus> load_etmv4_corpora(std::size_t size, const char* only
     cs.push_back(std::move(c));
   }
   return cs;
+}
+
+// The packet corpus called `name`, whichever loader makes it: an etmv4- stream, the deep
+// speculation stress case or a snapshot corpus (empty when there is none).
+inline std::vector<corpus> load_named(std::size_t size, const char* name) {
+  if (std::strncmp(name, "etmv4-", 6) == 0) return load_etmv4_corpora(size, name);
+  if (std::strcmp(name, deep_speculation_name) == 0) return deep_speculation_corpus(size);
+  return load_corpora(size, name);
 }
 
 // Formatted captures: the memory-aligned ETMv4 buffers of ../shared/conformance/etmv4 (next to

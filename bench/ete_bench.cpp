@@ -530,10 +530,7 @@ struct segment_sum {
 };
 template <bool Elements, bool BySegment = false>
 void parallel_decode(benchmark::State& state, const corpus* small) {
-  const corpus& c = parallel_corpus<corpus>(small->name, [](std::size_t size, const char* only) {
-    return std::strcmp(only, "ete_spec_1-deep") == 0 ? bench::deep_speculation_corpus(size)
-                                                     : bench::load_corpora(size, only);
-  });
+  const corpus& c = parallel_corpus<corpus>(small->name, bench::load_named);
   const auto threads = static_cast<unsigned>(state.range(0));
   std::uint64_t want_acc = 0, want_n = 0;
   auto serial = [&](std::uint64_t& acc, std::uint64_t& n) {

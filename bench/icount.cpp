@@ -217,12 +217,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "ete-icount: unknown stage %s\n", s.c_str());
       return 2;
     }
-    if (std::strncmp(name, "etmv4-", 6) == 0)
-      cs = bench::load_etmv4_corpora(icount_bytes, name);
-    else if (std::strcmp(name, "ete_spec_1-deep") == 0)
-      cs = bench::deep_speculation_corpus(icount_bytes);
-    else
-      cs = bench::load_corpora(icount_bytes, name);
+    cs = bench::load_named(icount_bytes, name);
     if (!cs.empty()) {
       if (j.what == stage::encode || j.what == stage::compress || j.what == stage::compress_array)
         bench::decode_into(cs[0]);
