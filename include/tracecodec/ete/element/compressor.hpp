@@ -1367,11 +1367,53 @@ class compressor {
         // After a held target, or with the held atoms full (take_atoms() takes nothing then):
         // take_lean_unchecked() puts the target, and append_atoms() flushes.
       }
-      if (!take_lean_unchecked(e)) return i;
+      if (!take_lean_unchecked(e)) {
+        // Tested where the lean kinds have failed: no test in their way.
+        const unsigned k = e.kind == element_kind::q ? take_q_and_target(elements, i, count) : 0u;
+        if (k == 0) return i;
+        i += k;
+        if (err_ != error_code::ok) return i;
+        continue;
+      }
       ++i;
       if (err_ != error_code::ok) return i;
     }
     return i;
+  }
+  // A Q element and the Target Address element after it (a Q packet with an address gives
+  // both, D9.2.11.1), as take() takes them one after the other (the Q held back, then put with
+  // the target in its address form), with the Q packet written straight to bytes. Returns the
+  // elements taken: 0, with nothing done, if they are not such a pair or a relief is due at
+  // either (take() defers it while the Q is held), for push() to take the Q; 1 if what was held
+  // before the Q gave an error (push() gives it for the Q, and holds the Q); else 2.
+  TRACECODEC_OUT_OF_LINE constexpr unsigned take_q_and_target(const element* elements, std::size_t i,
+                                                              std::size_t count) noexcept {
+    const element& q = elements[i];
+    if (count - i < 2 || relief_left_ <= 2 || q.is(element_flag::count_unknown)) return 0;
+    const element& t = elements[i + 1];
+    if (t.kind != element_kind::target_address || t.is(element_flag::unknown_address)) return 0;
+    --relief_left_;  // count_behind() for the Q
+    if (q.p0 && opt_.input == input_kind::stage1) in_depth_ += p0_weight(q);
+    if (natoms_ != 0) flush_atoms();
+    if (has_target_) put_held_target();
+    if (err_ != error_code::ok) {
+      q_ = q;
+      has_q_ = true;
+      return 1;
+    }
+    --relief_left_;  // count_behind() for the target
+    const address_choice c = choose_address(t.address, t.sub_isa, false);
+    if (c.form >= 0) {
+      std::uint8_t* const o = next_room();
+      if (o == nullptr) return 2;
+      if (const unsigned n = enc_.write_q(o, t.address, t.sub_isa, c.form, c.index, c.bytes, q.count)) {
+        advance(n);
+        p0_emitted();
+        return 2;
+      }
+    }
+    put_q(q, &t);
+    return 2;
   }
   // An atom run (at most 32 atoms, fewer than max_atoms) flushes the atoms at most once, as a
   // single atom may: it fits in max_element_bytes.

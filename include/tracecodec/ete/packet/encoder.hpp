@@ -111,7 +111,20 @@ class encoder {
   // `index`), 1 short (`bytes` 1 or 2), 2 32-bit, 3 64-bit.
   constexpr unsigned write_target(std::uint8_t* o, std::uint64_t a, isa s, int form,
                                   unsigned index, unsigned bytes) noexcept {
-    std::uint8_t h = headers_.target[form][s == isa::is1];
+    return write_address_form(o, headers_.target[form][s == isa::is1], a, s, form, index, bytes);
+  }
+  // Q with the address of a, s (D5.40-D5.46: form 0 exact match, 1 short, 2 32-bit; no 64-bit
+  // form) and COUNT `count`.
+  constexpr unsigned write_q(std::uint8_t* o, std::uint64_t a, isa s, int form, unsigned index,
+                             unsigned bytes, std::uint32_t count) noexcept {
+    if (form > 2) return 0;
+    const unsigned n = write_address_form(o, headers_.q[form][s == isa::is1], a, s, form, index, bytes);
+    if (n == 0) return 0;
+    return n + detail::write_leb(o + n, count, detail::leb_size(count, detail::leb32), detail::leb32);
+  }
+  // The header h (0: none) and address payload of an address form, as write_target() says.
+  constexpr unsigned write_address_form(std::uint8_t* o, std::uint8_t h, std::uint64_t a, isa s,
+                                        int form, unsigned index, unsigned bytes) noexcept {
     if (h == 0) return 0;
     if (form == 0)
       h = static_cast<std::uint8_t>(h | (index & 3u));
@@ -131,26 +144,31 @@ class encoder {
     st_.history.add(a, s);
     return n;
   }
-  // The header of each Target Address form (width, isa) if the configuration has it (for the
-  // exact match, all three indexes), else 0, and the headers of Timestamp, Trace On and
-  // Timestamp Marker: found once, not per packet.
+  // The headers of the Target Address and Q address forms (form_header()), and of Timestamp,
+  // Trace On and Timestamp Marker: found once, not per packet.
   constexpr void find_headers() noexcept {
     if constexpr (!tracecodec::detail::compact) {
       for (unsigned w = 0; w < 4; ++w)
         for (unsigned i = 0; i < 2; ++i) {
           const isa s = i ? isa::is1 : isa::is0;
-          const packet_kind k = address_kind(address_family::target, static_cast<address_width>(w), s);
-          const std::uint8_t h = header_of(k);
-          bool ok = header_ok(h, k);
-          if (w == 0)
-            ok = ok && header_ok(static_cast<std::uint8_t>(h | 1u), k) &&
-                 header_ok(static_cast<std::uint8_t>(h | 2u), k);
-          headers_.target[w][i] = ok ? h : 0;
+          const auto width = static_cast<address_width>(w);
+          headers_.target[w][i] = form_header(address_kind(address_family::target, width, s), w);
+          if (w < 3) headers_.q[w][i] = form_header(address_kind(address_family::q, width, s), w);
         }
       headers_.timestamp = single_header(packet_kind::timestamp);
       headers_.trace_on = single_header(packet_kind::trace_on);
       headers_.timestamp_marker = single_header(packet_kind::timestamp_marker);
     }
+  }
+  // The header of address form `form` of kind k, if the configuration has it (for the exact
+  // match, all three indexes), else 0.
+  constexpr std::uint8_t form_header(packet_kind k, unsigned form) const noexcept {
+    const std::uint8_t h = header_of(k);
+    bool ok = exists(k) && header_ok(h, k);
+    if (form == 0)
+      ok = ok && header_ok(static_cast<std::uint8_t>(h | 1u), k) &&
+           header_ok(static_cast<std::uint8_t>(h | 2u), k);
+    return ok ? h : 0;
   }
   constexpr std::uint8_t single_header(packet_kind k) const noexcept {
     return exists(k) && header_ok(header_of(k), k) ? header_of(k) : 0;
@@ -921,6 +939,7 @@ class encoder {
   // find_headers()'s answers (0: none); not in the compact form, which has no lean paths.
   struct lean_headers {
     std::uint8_t target[4][2]{};
+    std::uint8_t q[3][2]{};  // Q with an address: exact match, short, 32-bit
     std::uint8_t timestamp = 0, trace_on = 0, timestamp_marker = 0;
   };
   struct no_lean_headers {};
