@@ -317,8 +317,8 @@ static void break_fields(std::vector<element>& in, std::mt19937_64& rng, unsigne
 
 // push(elements, count) takes runs of atoms without a call each (compressor.hpp take_atoms)
 // and the lean kinds in one loop (take_run): it must write exactly the bytes of a push() per
-// element, stop where push() would (the staging buffer full, an error), and leave the
-// compressor in the same state. Streams: the generator's stage-1 elements under every
+// element, stop where push() would (at the same element when the staging buffer is full; an
+// error), and leave the compressor in the same state. Streams: the generator's stage-1 elements under every
 // configuration, the same with runs of single atoms merged into atom runs of 1-32 (atom_runs
 // form), with periodic sync points, and with an atom run too long to encode (unencodable) at
 // random places; its committed elements (input_kind::resolved); and copies of both with fields
@@ -391,10 +391,12 @@ TEST_CASE("compressor: push(elements, count) gives the bytes and errors of a pus
         auto one = std::make_unique<compressor<runtime_config, 512>>(cc.regs, opt);
         std::vector<std::uint8_t> want;
         std::vector<std::pair<std::size_t, error_code>> want_errors;
+        std::vector<std::size_t> want_full, got_full;  // the elements refused for a full buffer
         std::uint8_t chunk[300];
         for (std::size_t i = 0; i < in.size(); ++i) {
           error_code r = one->push(in[i]);
           while (r == error_code::buffer_too_small) {
+            want_full.push_back(i);
             want.insert(want.end(), chunk, chunk + one->drain(chunk, sizeof chunk));
             r = one->push(in[i]);
           }
@@ -411,6 +413,7 @@ TEST_CASE("compressor: push(elements, count) gives the bytes and errors of a pus
           REQUIRE(r.taken <= std::min(n, in.size() - i));
           i += r.taken;
           if (r.error == error_code::buffer_too_small) {
+            got_full.push_back(i);
             got.insert(got.end(), chunk, chunk + many->drain(chunk, sizeof chunk));
           } else if (r.error != error_code::ok) {
             REQUIRE(r.taken > 0);
@@ -427,6 +430,7 @@ TEST_CASE("compressor: push(elements, count) gives the bytes and errors of a pus
           while (const std::size_t k = comp->drain(chunk, sizeof chunk)) out.insert(out.end(), chunk, chunk + k);
         }
         CHECK(got_errors == want_errors);
+        CHECK(got_full == want_full);
         REQUIRE(got.size() == want.size());
         CHECK(got == want);
         if (form == 2 || form == 4 || form == 5) CHECK(!want_errors.empty());

@@ -1381,11 +1381,12 @@ class compressor {
     return i;
   }
   // A Q element and the Target Address element after it (a Q packet with an address gives
-  // both, D9.2.11.1), as take() takes them one after the other (the Q held back, then put with
-  // the target in its address form), with the Q packet written straight to bytes. Returns the
-  // elements taken: 0, with nothing done, if they are not such a pair or a relief is due at
-  // either (take() defers it while the Q is held), for push() to take the Q; 1 if what was held
-  // before the Q gave an error (push() gives it for the Q, and holds the Q); else 2.
+  // both, D9.2.11.2 QPacket()), as take() takes them one after the other (the Q held back, then
+  // put with the target in its address form), with the Q packet written straight to bytes.
+  // Returns the elements taken: 0, with nothing done, if they are not such a pair or a relief
+  // is due at either (take() defers it while the Q is held), for push() to take the Q; 1, the
+  // Q held as take() holds it, if what was held before it gave an error (push() gives it for
+  // the Q) or left the staging buffer without push()'s room for the target; else 2.
   TRACECODEC_OUT_OF_LINE constexpr unsigned take_q_and_target(const element* elements, std::size_t i,
                                                               std::size_t count) noexcept {
     const element& q = elements[i];
@@ -1396,7 +1397,7 @@ class compressor {
     if (q.p0 && opt_.input == input_kind::stage1) in_depth_ += p0_weight(q);
     if (natoms_ != 0) flush_atoms();
     if (has_target_) put_held_target();
-    if (err_ != error_code::ok) {
+    if (err_ != error_code::ok || (out_.buffer == nullptr && Staging - len_ < push_room)) {
       q_ = q;
       has_q_ = true;
       return 1;
@@ -1405,7 +1406,10 @@ class compressor {
     const address_choice c = choose_address(t.address, t.sub_isa, false);
     if (c.form >= 0) {
       std::uint8_t* const o = next_room();
-      if (o == nullptr) return 2;
+      if (o == nullptr) {  // the error noted; put_q() would count the Q as emitted all the same
+        p0_emitted();
+        return 2;
+      }
       if (const unsigned n = enc_.write_q(o, t.address, t.sub_isa, c.form, c.index, c.bytes, q.count)) {
         advance(n);
         p0_emitted();

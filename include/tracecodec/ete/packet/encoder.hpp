@@ -113,7 +113,7 @@ class encoder {
                                   unsigned index, unsigned bytes) noexcept {
     return write_address_form(o, headers_.target[form][s == isa::is1], a, s, form, index, bytes);
   }
-  // Q with the address of a, s (D5.40-D5.46: form 0 exact match, 1 short, 2 32-bit; no 64-bit
+  // Q with the address of a, s (D5.71-D5.75: form 0 exact match, 1 short, 2 32-bit; no 64-bit
   // form) and COUNT `count`.
   constexpr unsigned write_q(std::uint8_t* o, std::uint64_t a, isa s, int form, unsigned index,
                              unsigned bytes, std::uint32_t count) noexcept {
