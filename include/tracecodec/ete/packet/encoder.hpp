@@ -164,7 +164,7 @@ class encoder {
   // match, all three indexes), else 0.
   constexpr std::uint8_t form_header(packet_kind k, unsigned form) const noexcept {
     const std::uint8_t h = header_of(k);
-    bool ok = exists(k) && header_ok(h, k);
+    bool ok = header_ok(h, k);
     if (form == 0)
       ok = ok && header_ok(static_cast<std::uint8_t>(h | 1u), k) &&
            header_ok(static_cast<std::uint8_t>(h | 2u), k);
