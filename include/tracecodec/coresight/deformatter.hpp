@@ -248,10 +248,10 @@ constexpr unsigned lowest_bit(unsigned v) noexcept {  // v != 0
 
 #if TRACECODEC_DEFORMAT_BLOCKS
 // Per ID-byte pattern (bit k: byte 2k is an ID byte): the frame's data bytes (bits 0-14, ID
-// bytes out) and how many ID bytes it has.
+// bytes out) and how many there are.
 struct layout_table {
   std::uint16_t m[256];
-  std::uint8_t ids[256];
+  std::uint8_t data_bytes[256];
 };
 constexpr layout_table make_layouts() noexcept {
   layout_table t{};
@@ -263,7 +263,7 @@ constexpr layout_table make_layouts() noexcept {
         ++n;
       }
     t.m[v] = static_cast<std::uint16_t>(m);
-    t.ids[v] = static_cast<std::uint8_t>(n);
+    t.data_bytes[v] = static_cast<std::uint8_t>(15 - n);
   }
   return t;
 }
@@ -321,6 +321,7 @@ inline bool have_block_unpack() noexcept { return __builtin_cpu_supports("ssse3"
 #define TRACECODEC_DEFORMAT_BLOCK_TARGET [[gnu::target("ssse3")]]
 
 using frame_vector = bytes16;
+using frame_lane = char;
 
 // Bit 0 of each even byte of v as bits 0-7 (bit k: byte 2k): as the sign of its 16-bit lane,
 // packed (psllw, packsswb, pmovmskb).
@@ -330,6 +331,13 @@ using frame_vector = bytes16;
 }
 [[gnu::target("ssse3"), gnu::always_inline]] inline bytes16 byte_shuffle(bytes16 v, bytes16 places) noexcept {
   return __builtin_ia32_pshufb128(v, places);
+}
+// Whether an even byte of v is an ID byte (bit 0 set) other than id_byte: the lanes compared
+// at once, their sign bits gathered (pmovmskb).
+[[gnu::target("ssse3"), gnu::always_inline]] inline bool other_id_bytes(bytes16 v, bytes16 id_byte) noexcept {
+  constexpr bytes16 even_ones = {1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0};
+  const bytes16 other = (bytes16)((v & even_ones) > 0) & ~(bytes16)(v == id_byte);
+  return __builtin_ia32_pmovmskb128(other) != 0;
 }
 #endif
 
@@ -353,6 +361,7 @@ inline unsigned add_lanes(ubytes16 v) noexcept { return __builtin_aarch64_reduc_
 #endif
 
 using frame_vector = ubytes16;
+using frame_lane = unsigned char;
 
 // Bit 0 of each even byte of v as bits 0-7 (bit k: byte 2k): each weighted, then all lanes
 // added.
@@ -364,6 +373,12 @@ using frame_vector = ubytes16;
 // tables serve both.
 [[gnu::always_inline]] inline ubytes16 byte_shuffle(ubytes16 v, ubytes16 places) noexcept {
   return table_lookup(v, places);
+}
+// Whether an even byte of v is an ID byte (bit 0 set) other than id_byte: a 1 in each such
+// lane, the lanes added.
+[[gnu::always_inline]] inline bool other_id_bytes(ubytes16 v, ubytes16 id_byte) noexcept {
+  constexpr ubytes16 even_ones = {1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0};
+  return add_lanes(v & even_ones & (ubytes16)(v != id_byte)) != 0;
 }
 #endif
 
@@ -394,11 +409,31 @@ TRACECODEC_DEFORMAT_BLOCK_TARGET inline void unpack_frames(const std::uint8_t* f
     with_ids += ids != 0 ? 1u : 0u;
     b.masks[j] = frame_layouts.m[ids];
     b.starts[j] = static_cast<std::uint16_t>(len);
-    len += 15u - frame_layouts.ids[ids];
+    len += frame_layouts.data_bytes[ids];
   }
   b.starts[n] = static_cast<std::uint16_t>(len);
   len_out = len;
   with_ids_out = with_ids;
+}
+
+// The batch loop's frames of the current source (id_byte: its ID byte, (id << 1) | 1), up to n
+// from f: each unpacked to `to` (advanced) with its mask, until a frame holds an ID byte of
+// another source (or a barrier's FF). Returns the frames taken. The same work for a frame with
+// ID bytes that repeat the source as for one without (no branch on where they are).
+TRACECODEC_DEFORMAT_BLOCK_TARGET inline std::size_t same_source_frames(const std::uint8_t* f, std::size_t n,
+                                                                        std::uint8_t id_byte, std::uint8_t*& to_out,
+                                                                        std::uint16_t* masks) noexcept {
+  std::uint8_t* to = to_out;  // a local: the byte stores may alias anything
+  const frame_vector ids_of_source = frame_vector{} + static_cast<frame_lane>(id_byte);
+  std::size_t j = 0;
+  for (; j < n; ++j, f += frame_size) {
+    if (other_id_bytes(load16<frame_vector>(f), ids_of_source)) break;
+    const unsigned ids = unpack_frame(f, to);
+    masks[j] = frame_layouts.m[ids];
+    to += frame_layouts.data_bytes[ids];
+  }
+  to_out = to;
+  return j;
 }
 #endif
 
@@ -615,6 +650,12 @@ class deformatter {
         std::uint8_t* to = out.bytes + out.size;
         std::uint16_t* masks = out.masks + out.frames;
         std::size_t j = 0;
+#if TRACECODEC_DEFORMAT_BLOCKS
+        if (blocks) {
+          j = detail::same_source_frames(f, n, static_cast<std::uint8_t>(id_byte), to, masks);
+          f += frame_size * j;
+        } else
+#endif
         for (; j < n; ++j, f += frame_size) {
           const std::uint64_t w0 = detail::load64(f), w1 = detail::load64(f + 8);
           detail::frame_words u = detail::unpacked(w0, w1, f[15]);
