@@ -623,8 +623,10 @@ class deformatter {
   }
 
   // Batches: while the trace ID is valid, frames without ID bytes, and frames whose ID bytes
-  // all repeat the current ID, are unpacked into the batch in a tight loop; every other frame
-  // (an ID change, a barrier, data of no valid source) goes through aligned_frame.
+  // all repeat the current ID, are unpacked into the batch by one loop (same_source_frames
+  // with the block path, else the scalar loop). An ID change, and data of no valid source, go
+  // to change_blocks with the block path, else to frame_with_ids / aligned_frame; a barrier
+  // goes through aligned_frame.
   template <class Out, class OnError>
   TRACECODEC_HOT constexpr void aligned_batches(const std::uint8_t* data, std::size_t size, Out& out,
                                                 OnError& on_error) noexcept {
