@@ -769,15 +769,15 @@ class deformatter {
           changed = true;
           continue;
         }
-        const std::uint64_t w0 = detail::load64(f), w1 = detail::load64(f + 8);
-        const unsigned aux = f[15];
+        const unsigned aux = f[15] & 0x7Fu;  // (bit 7: byte 14, which has no byte after it)
         unsigned removed = 0;
-        for (unsigned b = detail::gather(w0) | detail::gather(w1) << 4; b != 0; b &= b - 1, ++removed) {
-          const unsigned k = detail::lowest_bit(b), p = 2 * k;
+        // The frame's ID bytes: the even bytes its mask leaves out (bit p: byte p).
+        for (unsigned b = ~unsigned{blk.masks[j]} & 0x5555u; b != 0; b &= b - 1, ++removed) {
+          const unsigned p = detail::lowest_bit(b), k = p / 2;
           const std::uint8_t id = static_cast<std::uint8_t>(f[p] >> 1);
           if (id == id_ && known_) continue;  // the same source again: its run goes on
           // aux bit k = 1: the change takes effect after byte 2k + 1 (still the old source's)
-          const unsigned delayed = k < 7 ? (aux >> k) & 1u : 0u;
+          const unsigned delayed = (aux >> k) & 1u;
           const std::size_t to_at = blk.starts[j] + p - removed + delayed;
           pass_on(blk, open, cut{j, ((1u << p) - 1u) | delayed << (p + 1), 0, to_at}, first_at, out);
           // OpenCSD's numbering (as frame_with_ids): the new run begins at this ID byte if the
