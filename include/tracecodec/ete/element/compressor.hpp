@@ -879,10 +879,33 @@ class compressor {
     put_q(q_, nullptr);
   }
   constexpr void put_q(const element& q, const element* target) noexcept {
+    if constexpr (lean) {
+      if (target != nullptr && !q.is(element_flag::count_unknown) && write_q_with_target(q, *target)) return;
+    }
+    put_q_built(q, target);
+  }
+  constexpr void put_q_built(const element& q, const element* target) noexcept {
     const bool target_apart = q_packet(q, target);
     put(pk_);
     p0_emitted();
     if (target_apart) put_target(*target);  // the Q form cannot say it: a separate packet
+  }
+  // Lean: the Q packet with the target in its shortest Q address form (exact, short, 32-bit)
+  // and the count, written straight to bytes (encoder::write_q). False, nothing written, where
+  // the address needs the 64-bit form, which Q lacks, or the writer refuses: q_packet() then.
+  constexpr bool write_q_with_target(const element& q, const element& t) noexcept {
+    const address_choice c = choose_address(t.address, t.sub_isa, false);
+    if (c.form < 0) return false;
+    std::uint8_t* const o = next_room();
+    if (o == nullptr) {  // the error noted; put_q() counts the Q as emitted all the same
+      p0_emitted();
+      return true;
+    }
+    const unsigned n = enc_.write_q(o, t.address, t.sub_isa, c.form, c.index, c.bytes, q.count);
+    if (n == 0) return false;
+    advance(n);
+    p0_emitted();
+    return true;
   }
   // The Q packet, carrying the Target Address after it where a Q form can (built, fresh(),
   // out of line as target_packet()); true if the target needs a packet of its own.
@@ -1382,7 +1405,7 @@ class compressor {
   }
   // A Q element and the Target Address element after it (a Q packet with an address gives
   // both, D9.2.11.2 QPacket()), as take() takes them one after the other (the Q held back, then
-  // put with the target in its address form), with the Q packet written straight to bytes.
+  // put with the target in its address form, straight to bytes where it can), in one step.
   // Returns the elements taken: 0, with nothing done, if they are not such a pair or a relief
   // is due at either (take() defers it while the Q is held), for push() to take the Q; 1, the
   // Q held as take() holds it, if what was held before it gave an error (push() gives it for
@@ -1403,20 +1426,7 @@ class compressor {
       return 1;
     }
     --relief_left_;  // count_behind() for the target
-    const address_choice c = choose_address(t.address, t.sub_isa, false);
-    if (c.form >= 0) {
-      std::uint8_t* const o = next_room();
-      if (o == nullptr) {  // the error noted; put_q() would count the Q as emitted all the same
-        p0_emitted();
-        return 2;
-      }
-      if (const unsigned n = enc_.write_q(o, t.address, t.sub_isa, c.form, c.index, c.bytes, q.count)) {
-        advance(n);
-        p0_emitted();
-        return 2;
-      }
-    }
-    put_q(q, &t);
+    if (!write_q_with_target(q, t)) put_q_built(q, &t);
     return 2;
   }
   // An atom run (at most 32 atoms, fewer than max_atoms) flushes the atoms at most once, as a
