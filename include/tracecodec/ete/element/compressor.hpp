@@ -891,13 +891,14 @@ class compressor {
     if (target_apart) put_target(*target);  // the Q form cannot say it: a separate packet
   }
   // Lean: the Q packet with the target in its shortest Q address form (exact, short, 32-bit)
-  // and the count, written straight to bytes (encoder::write_q). False, nothing written, where
-  // the address needs the 64-bit form, which Q lacks, or the writer refuses: q_packet() then.
+  // and the count (the callers have checked it is known), written straight to bytes
+  // (encoder::write_q). False, nothing written, where the address needs the 64-bit form, which
+  // Q lacks, or the writer refuses: put_q_built() then.
   constexpr bool write_q_with_target(const element& q, const element& t) noexcept {
     const address_choice c = choose_address(t.address, t.sub_isa, false);
     if (c.form < 0) return false;
     std::uint8_t* const o = next_room();
-    if (o == nullptr) {  // the error noted; put_q() counts the Q as emitted all the same
+    if (o == nullptr) {  // the error noted; the Q counted as emitted, as put_q_built() would
       p0_emitted();
       return true;
     }
