@@ -40,7 +40,10 @@ def read_budgets(path):
 
 def count(valgrind, driver, stage, corpus, tmp):
     out = os.path.join(tmp, "callgrind.%s.%s.out" % (stage, corpus))
-    cmd = [valgrind, "--tool=callgrind", "--toggle-collect=icount_region", "--callgrind-out-file=" + out,
+    # --instr-atstart=no: the driver switches instrumentation on only around icount_region()
+    # (CALLGRIND_START_INSTRUMENTATION), so building the corpus runs several times faster.
+    cmd = [valgrind, "--tool=callgrind", "--instr-atstart=no", "--toggle-collect=icount_region",
+           "--callgrind-out-file=" + out,
            driver, stage, corpus]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:

@@ -13,6 +13,7 @@ listings and the capture file, not against our own output:
     capture OpenCSD's deformatter numbering: decode_tree::opencsd_index).
 
 usage: check_formatted.py ETE_DUMP   (corpus: $TRACECODEC_ETMV4_DIR)"""
+import functools
 import json
 import os
 import re
@@ -41,8 +42,11 @@ def run(args):
 LINE = re.compile(r"Idx:(\d+); ID:([0-9a-f]+); \[([^\]]*)\];\s*(\S+)")
 
 
+@functools.lru_cache(maxsize=None)
 def listed(name):
-    """Per trace ID: (bytes of packets, bytes of I_NOT_SYNC chunks) from OpenCSD's listing."""
+    """Per trace ID: (bytes of packets, bytes of I_NOT_SYNC chunks) from OpenCSD's listing.
+    Appended to bytearrays: joining bytes objects one packet at a time is quadratic, which made
+    this check take minutes on bugfix-exact-match (a megabyte of packets)."""
     packets, unsynced = {}, {}
     with open(os.path.join(corpus, "expected", name + ".packets.txt")) as f:
         for line in f:
@@ -52,7 +56,7 @@ def listed(name):
             tid = int(m.group(2), 16)
             raw = bytes(int(t, 16) for t in m.group(3).split())
             target = unsynced if m.group(4) == "I_NOT_SYNC" else packets
-            target[tid] = target.get(tid, b"") + raw
+            target.setdefault(tid, bytearray()).extend(raw)
     return packets, unsynced
 
 
@@ -93,7 +97,7 @@ for name in formatted:
         tid = r["id"]
         if "packet" in r:
             raw = async_bytes(r) if r["packet"] == "async" else bytes.fromhex(r["bytes"])
-            got[tid] = got.get(tid, b"") + raw
+            got.setdefault(tid, bytearray()).extend(raw)
             at = r["offset"]
             first = raw[0] if at % 2 else raw[0] & 0xFE
             if at >= len(capture) or capture[at] != first:
@@ -114,7 +118,7 @@ for name in formatted:
     # --id: that ID's records only, the same as in the full output.
     tid = max(want, key=lambda t: len(want[t]))
     rc, one, err = run(["--snapshot", snap, "--json", "--id", hex(tid)])
-    mine = [l for l in out.splitlines() if json.loads(l).get("id") == tid and "frame_error" not in l]
+    mine = [l for l, r in zip(out.splitlines(), recs) if r.get("id") == tid and "frame_error" not in l]
     one_recs = [l for l in one.splitlines() if "frame_error" not in l]
     check(rc == 0 and one_recs == mine, "%s --id 0x%x: its %d records, got %d" % (name, tid, len(mine), len(one_recs)))
     # Text: every packet line names its ID.

@@ -234,6 +234,26 @@ class flow_analyzer {
       atoms(e, out);  // the common case first (it passes the held range on itself)
       return;
     }
+    // The next most common: what process_rest() does with them when no Q or context is held.
+    if (!q_pending_ && e.kind == element_kind::target_address) {
+      flush(out);
+      target(e);
+      return;
+    }
+    if (!q_pending_ && is_passive(e.kind)) {
+      flush(out);
+      passive(e, out);
+      return;
+    }
+    process_rest(e, out);
+  }
+
+ private:
+  // The rest, out of line: process() is inlined at each of the packet decoder's calls to its
+  // consumer, and a copy of all of this at each made the flow decoder's loop one function of
+  // hundreds of KiB that GCC took minutes to compile (bench/README.md).
+  template <class Out>
+  TRACECODEC_OUT_OF_LINE constexpr void process_rest(const element& e, Out& out) noexcept {
     if (e.kind == element_kind::mispredict) {
       mispredict();
       return;
@@ -321,6 +341,7 @@ class flow_analyzer {
     }
   }
 
+ public:
   // What is held back for a Mispredict that may follow goes out.
   template <class Out>
   constexpr void flush(Out& out) noexcept {
