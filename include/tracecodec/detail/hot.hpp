@@ -45,14 +45,6 @@ inline constexpr bool compact = TRACECODEC_COMPACT != 0;
 #define TRACECODEC_HOT_LAMBDA
 #endif
 
-// A rarely taken path kept out of a hot function that is inlined at many places, so that each
-// place does not get a copy of it (compile time and code size).
-#if defined(__GNUC__) || defined(__clang__)
-#define TRACECODEC_OUT_OF_LINE [[gnu::noinline]]
-#else
-#define TRACECODEC_OUT_OF_LINE
-#endif
-
 // Small helpers inlined into their callers in the compact form, so that a firmware call is a
 // short chain of frames (its worst-case stack is a budget, tests/firmware/budget.py); the
 // other forms leave them to the compiler.
