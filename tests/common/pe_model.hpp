@@ -98,6 +98,20 @@ struct generator {
         }
     }
   }
+  // D6.9.14: the Target Addresses between the atom and its last Mispredict are discarded.
+  void discard_targets(group& g) {
+    std::vector<element*> after;  // the atom's followers, then those of the P0 elements up to the next atom
+    for (element& f : g.followers) after.push_back(&f);
+    for (group& later : spec) {
+      if (later.p0.kind == element_kind::atom) break;
+      for (element& f : later.followers) after.push_back(&f);
+    }
+    std::size_t end = 0;
+    for (std::size_t i = 0; i < after.size(); ++i)
+      if (after[i]->kind == element_kind::mispredict && (after[i]->flags & applied)) end = i + 1;
+    for (std::size_t i = 0; i < end; ++i)
+      if (after[i]->kind == element_kind::target_address) after[i]->flags |= applied;
+  }
   void deliver_group(group& g) {
     if (g.p0.kind == element_kind::atom) {
       for (element& f : g.followers)  // its own followers first
@@ -106,10 +120,13 @@ struct generator {
           f.flags |= applied;
         }
       apply_mispredicts(g.p0);
+      discard_targets(g);
     }
     deliver(g.p0);
     for (const element& f : g.followers)
-      if (!(f.kind == element_kind::mispredict && (f.flags & applied))) deliver(f);
+      if (!((f.kind == element_kind::mispredict || f.kind == element_kind::target_address) &&
+            (f.flags & applied)))
+        deliver(f);
   }
   void commit_oldest(std::uint32_t n) {
     for (std::uint32_t i = 0; i < n; ++i) {

@@ -361,7 +361,9 @@ struct run_options {
   unsigned mispredict_percent = 5;  // conditional branches first traced with the wrong atom
   unsigned speculate_percent = 10;  // MAXSPEC > 0: wrong-path P0 elements, then canceled
   bool periodic_sync = true;        // MAXSPEC 0: Trace Info + Context + address now and then
-  bool link_mispredicts = false;    // MAXSPEC > 0: mispredict conditional BLs too
+  // Of the direct branches first traced E and then mispredicted: with their Target Address
+  // before the Mispredict (branch broadcasting, R_BNVFP).
+  unsigned broadcast_percent = 30;
 };
 
 struct run_result {
@@ -370,6 +372,7 @@ struct run_result {
   std::vector<int> executed;     // instruction indices, in order
   std::vector<event> events;
   std::size_t returns_omitted = 0, exceptions = 0, mispredicts = 0, max_depth = 0;
+  std::size_t targets_discarded = 0;  // Target Addresses a Mispredict after them discards
 };
 
 // Runs the program and records the trace unit's element stream.
@@ -447,7 +450,9 @@ inline run_result run(const program& p, const registers& regs, choices ch, const
     return true;
   };
   // An atom for a P0 instruction whose real outcome is `taken`; returns the atom first traced.
-  auto atom = [&](bool taken, bool conditional) {
+  // `broadcast`: a direct branch's target, traced as a Target Address before the Mispredict
+  // now and then when the atom first traced is a wrong E (run_options::broadcast_percent).
+  auto atom = [&](bool taken, bool conditional, std::uint64_t broadcast = 0) {
     bool first = taken;
     if (conditional && r.chance(o.mispredict_percent)) first = !taken;
     element a{};
@@ -456,6 +461,10 @@ inline run_result run(const program& p, const registers& regs, choices ch, const
     emit(a);
     if (first != taken) {  // D2.5.4: the wrong path is canceled, then the atom corrected
       ++res.mispredicts;
+      if (first && broadcast != 0 && r.chance(o.broadcast_percent)) {
+        target(broadcast);  // the Mispredict below discards it (D6.9.14)
+        ++res.targets_discarded;
+      }
       if (!(c.maxspec > 0 && r.chance(70) && wrong_path(true))) {
         element m{};
         m.kind = element_kind::mispredict;
@@ -522,7 +531,7 @@ inline run_result run(const program& p, const registers& regs, choices ch, const
         } else {
           taken = r.chance(50);
         }
-        atom(taken, true);
+        atom(taken, true, p.code[static_cast<std::size_t>(i.target)].addr);
         idx = taken ? i.target : next_of(idx);
         break;
       }
@@ -532,10 +541,10 @@ inline run_result run(const program& p, const registers& regs, choices ch, const
         break;
       case op::bl: {
         const bool taken = !i.cond_link || r.chance(60);
-        // R_FFXFW/R_NYHFH: the push follows the atom as first traced. With MAXSPEC > 0 the
-        // resolver applies a Mispredict queued behind its atom (the analyzer sees the final
-        // atom only), so a conditional BL is not mispredicted there (see the report).
-        if (atom(taken, i.cond_link && (c.maxspec == 0 || o.link_mispredicts))) push(ret_addr);
+        // R_FFXFW/R_NYHFH: the push follows the atom as first traced (the flow decoder has the
+        // resolver pass Mispredicts on rather than apply them, D9.5.3 I_GBVND).
+        if (atom(taken, i.cond_link, p.code[static_cast<std::size_t>(i.target)].addr))
+          push(ret_addr);
         if (taken) {
           calls.push_back(next_of(idx));
           idx = i.target;

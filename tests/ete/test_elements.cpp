@@ -198,9 +198,11 @@ struct read_result {
   std::vector<diagnostic> errors;
   std::string str() const { return tokens(elements); }
 };
-read_result read(const registers& r, const bytes& b, bool resolve) {
+// pass_mispredicts: as the flow decoder reads (element_reader::pass_mispredicts).
+read_result read(const registers& r, const bytes& b, bool resolve, bool pass_mispredicts = false) {
   read_result res;
   element_reader<> reader(r);
+  reader.pass_mispredicts(pass_mispredicts);
   reader.decode(
       b.data(), b.size(), [&](const element& e) { res.elements.push_back(e); },
       [&](const diagnostic& d) { res.errors.push_back(d); }, resolve);
@@ -726,6 +728,40 @@ TEST_CASE("elements r4: mispredict after the atom was committed (MAXSPEC 0)") {
   CHECK(out.str() == "TI E M");
 }
 
+TEST_CASE("elements r4: a mispredict discards the target addresses between it and its atom") {
+  // MAXSPEC 15: E, Address short IS0 (0x95 0x20 -> 0x80), Timestamp 5 (0x02 0x05), Mispredict
+  // A=00, N, Commit 2.
+  const bytes in = stream({0xF7, 0x95, 0x20, 0x02, 0x05, 0x30, 0xF6, 0x2D, 0x02});
+  const auto s1 = read(regs(15), in, false);
+  CHECK(s1.errors.empty());
+  CHECK(s1.str() == "TI E TA@80 TS=5 M N C2");
+  // D6.9.14: "When analyzing a Mispredict element, any Target Address elements between the
+  // mispredicted Atom element and the Mispredict element must be discarded." The resolver
+  // applies the Mispredict, so the address goes with it.
+  const auto out = read(regs(15), in, true);
+  CHECK(out.errors.empty());
+  CHECK(out.str() == "TI N TS=5 N");
+  // As the flow decoder reads (pass_mispredicts): the atom as first traced, its Mispredict
+  // right after it, the address dropped.
+  const auto pass = read(regs(15), in, true, true);
+  CHECK(pass.errors.empty());
+  CHECK(pass.str() == "TI E M TS=5 N");
+  // An address after the Mispredict is not between them: it stays.
+  const bytes after = stream({0xF7, 0x30, 0x95, 0x20, 0xF6, 0x2D, 0x02});
+  const auto out2 = read(regs(15), after, true);
+  CHECK(out2.errors.empty());
+  CHECK(out2.str() == "TI N TA@80 N");
+  // Other elements between them change nothing: a Context (0x80, no payload) stays, the
+  // address goes.
+  const bytes ctx = stream({0xF7, 0x95, 0x20, 0x80, 0x30, 0xF6, 0x2D, 0x02});
+  const auto out3 = read(regs(15), ctx, true);
+  CHECK(out3.errors.empty());
+  CHECK(out3.str() == "TI N CTX N");
+  const auto pass3 = read(regs(15), ctx, true, true);
+  CHECK(pass3.errors.empty());
+  CHECK(pass3.str() == "TI E M CTX N");
+}
+
 TEST_CASE("elements r4: a mispredict inside the canceled stretch is removed") {
   // MAXSPEC 15: E (P0 #1), Exception IRQ (P0 #2), Mispredict A=00, Cancel 1, Commit 1.
   const bytes in = stream({0xF7, 0x06, 0x1D, 0x95, 0x20, 0x30, 0x2E, 0x01, 0x2D, 0x01});
@@ -1131,10 +1167,10 @@ TEST_CASE("elements r8: PE Reset in a transaction, resolved") {
 TEST_CASE("elements reader: element_reader matches the stages run by hand") {
   const bytes in = stream({0xF7, 0x95, 0x10, 0x0A, 0xF6, 0x71, 0x2F, 0x01, 0xDB, 0x0B,
                            0x06, 0x5C, 0x95, 0x20, 0x2D, 0x05});
-  // E, TA@40, TSTART, N, EV0, Cancel 1 + M (N goes, E is flipped), E E, TCOMMIT,
-  // TA@80 EXC14@80, Commit 5 = E(flipped), TSTART, E, E, EXC.
+  // E, TA@40, TSTART, N, EV0, Cancel 1 + M (N goes, E is flipped, TA@40 discarded: D6.9.14),
+  // E E, TCOMMIT, TA@80 EXC14@80, Commit 5 = E(flipped), TSTART, E, E, EXC.
   const char* s1 = "TI E TA@40 TSTART N EV0 X1 M E E TCOMMIT TA@80 EXC14@80 C5";
-  const char* out = "TI N TA@40 TSTART EV0 E E TCOMMIT TA@80 EXC14@80";
+  const char* out = "TI N TSTART EV0 E E TCOMMIT TA@80 EXC14@80";
   pipeline p(regs(15));
   p.feed(in);
   CHECK(tokens(p.s1) == s1);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 using namespace tracecodec::ete;
@@ -251,7 +252,7 @@ TEST_CASE("flow: with MAXSPEC > 0 a BL that a Mispredict turns to N keeps its re
   trace_builder t;
   t.start(0x1000);
   t.atom(true);
-  t.bytes.push_back(0x30);  // Mispredict packet, A = 0b00: the Mispredict alone (D5.7)
+  t.bytes.push_back(0x30);  // Mispredict packet, A = 0b00: the Mispredict alone (D5.39)
   t.atom(true);
   t.atom(false);
   t.bytes.insert(t.bytes.end(), {0x2D, 0x03});  // Commit 3
@@ -272,6 +273,54 @@ TEST_CASE("flow: with MAXSPEC > 0 a BL that a Mispredict turns to N keeps its re
   const std::vector<r> want = {{0x1000, 0x1004, 1, false}, {0x1004, 0x100c, 2, true},
                                {0x1004, 0x100c, 2, false}};
   CHECK(ranges == want);
+}
+
+// The bytes of D6.9.14's case through the whole decoder: B.EQ traced E with its Target Address
+// (branch broadcasting), a Timestamp, then a Mispredict. With MAXSPEC 15 all of it waits for the
+// Commit, and the resolver passes the Mispredict on right after the atom and drops the address.
+// With MAXSPEC 0 the elements come in stream order (no Timestamp in between: see the README's
+// limitations) and the analyzer, still holding the atom's range, discards the address. Either
+// way the walk goes on at 0x1004.
+TEST_CASE("flow: a Mispredict after a Target Address discards it, with MAXSPEC 0 and 15") {
+  constexpr std::uint32_t code[] = {
+      0x54008000,  // 0x1000  b.eq 0x2000
+      0xd503201f,  // 0x1004  nop
+      0x54000040,  // 0x1008  b.eq 0x1010
+      0xd503201f,  // 0x100c  nop
+  };
+  for (const bool speculative : {false, true}) {
+    CAPTURE(speculative);
+    registers regs = unit_regs;
+    if (speculative) regs.trcidr8 = 15;  // MAXSPEC
+    trace_builder t;
+    t.enc = encoder<runtime_config>{regs};
+    t.start(0x1000);
+    t.atom(true);
+    t.address(0x2000);
+    if (speculative) {
+      packet ts{};
+      ts.kind = packet_kind::timestamp;
+      ts.timestamp = 0x1234;
+      t.put(ts);
+    }
+    t.bytes.push_back(0x30);  // Mispredict packet, A = 0b00: the Mispredict alone (D5.39)
+    t.atom(false);
+    if (speculative) t.bytes.insert(t.bytes.end(), {0x2D, 0x02});  // Commit 2
+    const memory_region regions[] = {
+        {0x1000, reinterpret_cast<const std::uint8_t*>(code), sizeof code, memory_space::any}};
+    program_image image(regions, 1);
+    auto d = std::make_unique<flow_decoder<>>(regs, image);
+    REQUIRE(d->status() == error_code::ok);
+    std::vector<std::string> seen;  // ranges as start-end:E/N, and the timestamp
+    for (const flow_element& f : decode_all(*d, t.bytes)) {
+      if (f.kind == flow_kind::instruction_range)
+        seen.push_back(std::to_string(f.address) + "-" + std::to_string(f.end) + (f.taken ? ":E" : ":N"));
+      if (f.kind == flow_kind::timestamp) seen.push_back("ts " + std::to_string(f.timestamp));
+    }
+    std::vector<std::string> want = {"4096-4100:N", "4100-4108:N"};
+    if (speculative) want.insert(want.begin() + 1, "ts 4660");
+    CHECK(seen == want);
+  }
 }
 
 TEST_CASE("flow: a session without bytes is only its end; a refused configuration loses no sync") {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The analyzer's return stack (D9.5.3) by hand: committed elements fed to flow_analyzer, A64
-// code placed by hand, the expected instruction ranges worked out by hand.
+// The analyzer's return stack (D9.5.3) and Mispredicts (D9.5.11) by hand: committed elements
+// fed to flow_analyzer, A64 code placed by hand, the expected instruction ranges worked out by
+// hand.
 #include <doctest/doctest.h>
 
 #include <tracecodec/ete/flow/analyzer.hpp>
@@ -21,6 +22,9 @@ constexpr registers rs_off{0x2801cea1, 0xd0001088, 0, 0x47705a13, 0x0001, 0};
 constexpr std::uint32_t nop = 0xD503201F, ret = 0xD65F03C0, br_x1 = 0xD61F0020;
 constexpr std::uint32_t bl(std::uint64_t from, std::uint64_t to) {
   return 0x94000000u | (static_cast<std::uint32_t>((to - from) / 4) & 0x3ffffff);
+}
+constexpr std::uint32_t b(std::uint64_t from, std::uint64_t to) {
+  return 0x14000000u | (static_cast<std::uint32_t>((to - from) / 4) & 0x3ffffff);
 }
 constexpr std::uint32_t beq(std::uint64_t from, std::uint64_t to) {  // B.EQ
   return 0x54000000u | ((static_cast<std::uint32_t>((to - from) / 4) & 0x7ffff) << 5);
@@ -261,4 +265,65 @@ TEST_CASE("return stack: a Source Address at a BL pushes its return address (D9.
     const std::vector<range> want3 = {{0x1000, 0x1008, 2, true}, {0x1010, 0x1014, 1, true}};
     CHECK(analyze(rs_on, ib, in3, o) == want3);
   }
+}
+
+// D6.9.14: "any Target Address elements between the mispredicted Atom element and the
+// Mispredict element must be discarded"; D9.5.11 AnalyzeMispredict() recomputes the state from
+// the branch. The case a trace unit makes with branch broadcasting (R_BNVFP): a direct branch
+// predicted taken is traced E with a Target Address, then found not taken.
+TEST_CASE("mispredict: a Target Address between the atom and its Mispredict is discarded (D6.9.14)") {
+  // 0x1000 B.EQ 0x2000; 0x1004 NOP; 0x1008 B.EQ 0x1010; 0x100c NOP.  0x2000 NOP; 0x2004 B 0x1000.
+  image_builder ib;
+  ib.at(0x1000, {beq(0x1000, 0x2000), nop, beq(0x1008, 0x1010), nop});
+  ib.at(0x2000, {nop, b(0x2004, 0x1000)});
+  const element mp = el(element_kind::mispredict);
+  // Once round the loop first (B.EQ E, B E), so that with the memo the B.EQ's atom at 0x1000
+  // is the memo's recorded range the second time.
+  const std::vector<range> loop = {{0x1000, 0x1004, 1, true}, {0x2000, 0x2008, 2, true}};
+  auto with_loop = [&](std::initializer_list<element> tail) {
+    std::vector<element> in = start(0x1000);
+    in.insert(in.end(), {atom(true), atom(true)});
+    in.insert(in.end(), tail);
+    return in;
+  };
+  auto after_loop = [&](std::initializer_list<range> tail) {
+    std::vector<range> r = loop;
+    r.insert(r.end(), tail);
+    return r;
+  };
+  for (const int path : {0, 1, 2}) {  // the memo, the block cache only, one atom at a time
+    CAPTURE(path);
+    flow_options o;
+    o.memo = path == 0;
+    o.atom_at_a_time = path == 2;
+    // E, its address, Mispredict: the B.EQ was not taken; the walk goes on at 0x1004.
+    CHECK(analyze(rs_on, ib, with_loop({atom(true), address(0x2000), mp, atom(false)}), o) ==
+          after_loop({{0x1000, 0x1004, 1, false}, {0x1004, 0x100c, 2, false}}));
+    // Mispredict, then the address: the address comes after the correction and holds.
+    CHECK(analyze(rs_on, ib, with_loop({atom(true), mp, address(0x2000), atom(false)}), o) ==
+          after_loop({{0x1000, 0x1004, 1, false}, {0x2000, 0x2008, 2, false}}));
+    // E, Mispredict (N), an address 0x1008, Mispredict (E again, I_XYDNP): the second one
+    // discards the address, so the branch's own target follows, not 0x1008.
+    CHECK(analyze(rs_on, ib, with_loop({atom(true), mp, address(0x1008), mp, atom(false)}), o) ==
+          after_loop({{0x1000, 0x1004, 1, true}, {0x2000, 0x2008, 2, false}}));
+  }
+}
+
+// An indirect branch traced E with its Target Address, then a Mispredict: the address goes
+// with the correction, and the walk goes on after the branch. (A64 BR is always taken, so a PE
+// would not trace this; A32 BX<c> would. It tests the analyzer's part on an indirect branch.)
+TEST_CASE("mispredict: an indirect branch corrected to N after its Target Address") {
+  // 0x1000 BR X1; 0x1004 NOP; 0x1008 B.EQ 0x1010.  0x2000 NOP; 0x2004 B.EQ 0x2010.
+  image_builder ib;
+  ib.at(0x1000, {br_x1, nop, beq(0x1008, 0x1010), nop});
+  ib.at(0x2000, {nop, beq(0x2004, 0x2010)});
+  std::vector<element> in = start(0x1000);
+  in.insert(in.end(), {atom(true), address(0x2000), el(element_kind::mispredict), atom(false)});
+  const std::vector<range> want = {{0x1000, 0x1004, 1, false}, {0x1004, 0x100c, 2, false}};
+  CHECK(analyze(rs_on, ib, in) == want);
+  // Without the Mispredict the address holds.
+  std::vector<element> in2 = start(0x1000);
+  in2.insert(in2.end(), {atom(true), address(0x2000), atom(false)});
+  const std::vector<range> want2 = {{0x1000, 0x1004, 1, true}, {0x2000, 0x2008, 2, false}};
+  CHECK(analyze(rs_on, ib, in2) == want2);
 }

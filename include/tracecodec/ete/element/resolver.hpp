@@ -152,7 +152,8 @@ class resolver {
   // status it was first traced with, instead of applying them to it. The analysis stage needs
   // the first status: a Branch with Link traced E pushes the return stack even if a Mispredict
   // turns it to N, and one traced N does not push when corrected to E (D9.5.3 R_HYMQH,
-  // I_GBVND; D6 R_NYHFH); D9.5.11 then applies each Mispredict. Off by default.
+  // I_GBVND; D6 R_NYHFH); D9.5.11 then applies each Mispredict. Off by default. In both modes
+  // the Target Addresses queued between an atom and its last Mispredict are dropped (D6.9.14).
   constexpr void pass_mispredicts(bool on) noexcept { pass_mispredicts_ = on; }
 
   // Takes one stage-1 element; calls out(const element&) for every element that becomes
@@ -521,29 +522,56 @@ class resolver {
   // arrived is passed on as an element, for the analysis stage to apply (D9.5.11).
   TRACECODEC_OUT_OF_LINE constexpr bool flip_for_mispredicts() noexcept {
     bool flip = false;
+    std::size_t first = no_target, end = 0;  // the first Target Address; past the last Mispredict
     for (std::size_t i = 0; i < q_.size(); ++i) {
       element& x = q_[i];
       if (x.kind == element_kind::atom) break;
-      if (x.kind == element_kind::mispredict && !x.is(applied)) {
+      if (x.kind == element_kind::mispredict) {
+        if (x.is(applied)) continue;
         flip = !flip;
         x.flags = static_cast<std::uint8_t>(x.flags | applied);
+        end = i + 1;
+      } else if (x.kind == element_kind::target_address && first == no_target) {
+        first = i;
       }
     }
+    if (first < end) discard_targets(first, end);
     return flip;
   }
   // pass_mispredicts(true): the Mispredicts behind the atom just delivered (before the next
   // atom) follow it at once, in order; they are skipped when they leave the queue.
   template <class Out, class Err>
   TRACECODEC_OUT_OF_LINE constexpr void pass_mispredicts_after(Out& out, Err& err) noexcept {
+    std::size_t first = no_target, end = 0;
     for (std::size_t i = 0; i < q_.size(); ++i) {
       element& x = q_[i];
       if (x.kind == element_kind::atom) break;
-      if (x.kind == element_kind::mispredict && !x.is(applied)) {
+      if (x.kind == element_kind::mispredict) {
+        if (x.is(applied)) continue;
         element m = x;
         x.flags = static_cast<std::uint8_t>(x.flags | applied);
+        end = i + 1;
         deliver_committed(m, out, err);
+      } else if (x.kind == element_kind::target_address && first == no_target) {
+        first = i;
       }
     }
+    if (first < end) discard_targets(first, end);
+  }
+  // D6.9.14: "any Target Address elements between the mispredicted Atom element and the
+  // Mispredict element must be discarded". Those queued in [first, end) leave the queue; the
+  // atom just taken from its front is not moved (take_front()).
+  static constexpr std::size_t no_target = ~std::size_t{0};
+  TRACECODEC_OUT_OF_LINE constexpr void discard_targets(std::size_t first, std::size_t end) noexcept {
+    std::size_t w = first;
+    for (std::size_t r = first; r < q_.size(); ++r) {
+      if (r < end && q_[r].kind == element_kind::target_address) {
+        --held_;
+        continue;
+      }
+      q_[w++] = q_[r];
+    }
+    q_.truncate(w);
   }
   static constexpr std::uint8_t applied = 0x80;  // internal: Mispredict already applied
   static constexpr std::uint8_t restates_transaction = 0x40;  // internal: note_transaction()

@@ -236,7 +236,9 @@ class flow_analyzer {
     }
     // The next most common: what process_rest() does with them when no Q or context is held.
     if (!q_pending_ && e.kind == element_kind::target_address) {
-      flush(out);
+      // The held range stays held: a Mispredict after this address still corrects its atom,
+      // and the address is then discarded (D6.9.14; mispredict() follows the branch again).
+      // It emits nothing, so the output order is the same.
       target(e);
       return;
     }
@@ -900,7 +902,8 @@ class flow_analyzer {
   // The held range of the analyzer's own (not a memo's): what hold() and source() write.
   constexpr flow_element& own_held() noexcept { return ranges_[0]; }
 
-  // D9.5.11: the most recent atom had the other status.
+  // D9.5.11: the most recent atom had the other status. Its branch is followed again, which
+  // discards any Target Address since that atom (D6.9.14).
   constexpr void mispredict() noexcept {
     if (!pending_) return;
     if (held_at_ != 0) {  // the memo's copy stays as it was recorded
