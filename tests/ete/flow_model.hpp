@@ -364,6 +364,9 @@ struct run_options {
   // Of the direct branches first traced E and then mispredicted: with their Target Address
   // before the Mispredict (branch broadcasting, R_BNVFP).
   unsigned broadcast_percent = 30;
+  // Of the mispredicted atoms (with timestamps or cycle counts on): a Timestamp, a Cycle Count
+  // or both before the Mispredict (I_MDSCN: a Mispredict may come after its atom was resolved).
+  unsigned late_percent = 30;
 };
 
 struct run_result {
@@ -373,6 +376,7 @@ struct run_result {
   std::vector<event> events;
   std::size_t returns_omitted = 0, exceptions = 0, mispredicts = 0, max_depth = 0;
   std::size_t targets_discarded = 0;  // Target Addresses a Mispredict after them discards
+  std::size_t late_mispredicts = 0;   // MAXSPEC 0: Mispredicts after a Timestamp or Cycle Count
 };
 
 // Runs the program and records the trace unit's element stream.
@@ -416,6 +420,26 @@ inline run_result run(const program& p, const registers& regs, choices ch, const
     tu_stack.clear();
     context_element();
     target(a);
+  };
+  // What may follow a P0 element: a Timestamp (with cycles now and then), a Cycle Count.
+  auto timestamp = [&] {
+    element e{};
+    e.kind = element_kind::timestamp;
+    ts += 1 + r.pick(5000);
+    e.timestamp = ts;
+    if (c.cci && r.chance(30)) {
+      e.flags = element_flag::has_cycles;
+      e.cycles = r.pick(1u << 20);
+    }
+    emit(e);
+    res.events.push_back({flow_kind::timestamp, res.executed.size(), ts});
+  };
+  auto cycle_count = [&] {
+    element e{};
+    e.kind = element_kind::cycle_count;
+    e.cycles = threshold + r.pick(r.chance(50) ? 16 : (1u << 16));
+    emit(e);
+    res.events.push_back({flow_kind::cycle_count, res.executed.size(), e.cycles});
   };
   const std::uint64_t entry = p.code[static_cast<std::size_t>(p.block_start[0][0])].addr;
   {
@@ -464,6 +488,15 @@ inline run_result run(const program& p, const registers& regs, choices ch, const
       if (first && broadcast != 0 && r.chance(o.broadcast_percent)) {
         target(broadcast);  // the Mispredict below discards it (D6.9.14)
         ++res.targets_discarded;
+      }
+      if ((c.ts || c.cci) && r.chance(o.late_percent)) {
+        const bool stamp = c.ts && (!c.cci || r.chance(50));
+        const bool count = c.cci && (!stamp || r.chance(50));
+        if (stamp) timestamp();
+        if (count) cycle_count();
+        // Under MAXSPEC 0 the atom is resolved at once, so the Mispredict arrives after it
+        // was; with MAXSPEC > 0 the resolver brings it right after its atom.
+        if (c.maxspec == 0) ++res.late_mispredicts;
       }
       if (!(c.maxspec > 0 && r.chance(70) && wrong_path(true))) {
         element m{};
@@ -589,25 +622,8 @@ inline run_result run(const program& p, const registers& regs, choices ch, const
     res.max_depth = std::max(res.max_depth, calls.size());
     if (!p0) continue;
     // After a P0 instruction: timestamps, cycle counts, commits, wrong paths, sync points.
-    if (c.ts && r.chance(2)) {
-      element e{};
-      e.kind = element_kind::timestamp;
-      ts += 1 + r.pick(5000);
-      e.timestamp = ts;
-      if (c.cci && r.chance(30)) {
-        e.flags = element_flag::has_cycles;
-        e.cycles = r.pick(1u << 20);
-      }
-      emit(e);
-      res.events.push_back({flow_kind::timestamp, res.executed.size(), ts});
-    }
-    if (c.cci && r.chance(5)) {
-      element e{};
-      e.kind = element_kind::cycle_count;
-      e.cycles = threshold + r.pick(r.chance(50) ? 16 : (1u << 16));
-      emit(e);
-      res.events.push_back({flow_kind::cycle_count, res.executed.size(), e.cycles});
-    }
+    if (c.ts && r.chance(2)) timestamp();
+    if (c.cci && r.chance(5)) cycle_count();
     if (c.maxspec > 0) {
       if (r.chance(o.speculate_percent)) wrong_path(false);
       if (!g.spec.empty() && r.chance(20)) g.commit(1 + r.pick(static_cast<unsigned>(g.spec.size())));

@@ -243,6 +243,12 @@ class flow_analyzer {
       return;
     }
     if (!q_pending_ && is_passive(e.kind)) {
+      // They wait behind a held range, so that a Mispredict after them still corrects it
+      // (I_MDSCN, D9.5.11); they leave after it, in the same order as before.
+      if (pending_ && passive_count_ < max_passive) {
+        keep_passive(e);
+        return;
+      }
       flush(out);
       passive(e, out);
       return;
@@ -270,8 +276,7 @@ class flow_analyzer {
         return;
       }
       if (is_passive(e.kind) && passive_count_ < max_passive) {
-        auto keep = [this](const flow_element& f) { passive_[passive_count_++] = f; };
-        passive(e, keep);
+        keep_passive(e);
         return;
       }
     }
@@ -344,65 +349,93 @@ class flow_analyzer {
   }
 
  public:
-  // What is held back for a Mispredict that may follow goes out.
+  // What is held back goes out: a context or Q (q_), or the range held for a Mispredict that
+  // may follow (never both), then the elements that waited behind it.
   template <class Out>
   constexpr void flush(Out& out) noexcept {
     if (q_pending_) {
       q_pending_ = false;
       out(q_);
     }
-    release_passive(out);
-    if (!pending_) return;
-    pending_ = false;
-    const flow_element& h = held();
-    out(h);
-    // ETE: an ERET's return is implied by its range (D9.5.12). ETMv4 traces it as an
-    // Exception Return element of its own (exception_return below).
-    if (h.last_subtype == arm::instruction_subtype::eret && h.taken && !cfg().etmv4()) {
-      flow_element r{};
-      r.kind = flow_kind::exception_return;
-      r.offset = h.offset;
-      out(r);
+    if (pending_) {
+      pending_ = false;
+      const flow_element& h = held();
+      out(h);
+      // ETE: an ERET's return is implied by its range (D9.5.12). ETMv4 traces it as an
+      // Exception Return element of its own (exception_return below).
+      if (h.last_subtype == arm::instruction_subtype::eret && h.taken && !cfg().etmv4()) {
+        flow_element r{};
+        r.kind = flow_kind::exception_return;
+        r.offset = h.offset;
+        out(r);
+      }
     }
+    release_passive(out);
   }
 
  private:
   enum class sync : std::uint8_t { none, address, context, full };  // D9.5 sync states
 
   // Elements that are not execution and change no analysis state: they may wait behind a
-  // held context.
+  // held context or range.
   static constexpr bool is_passive(element_kind k) noexcept {
     return k == element_kind::timestamp || k == element_kind::cycle_count ||
            k == element_kind::event || k == element_kind::timestamp_marker;
   }
-  template <class Out>
-  constexpr void passive(const element& e, Out& out) noexcept {
-    flow_element f = make(flow_kind::timestamp_marker, e);
+  // A passive element as kept while it waits: its fields, not a whole flow element, so that
+  // keeping one is a few stores and the flow element is made where it goes out.
+  struct waiting {
+    std::uint64_t offset = 0, timestamp = 0;
+    std::uint32_t count = 0;
+    std::uint16_t number = 0;
+    flow_kind kind = flow_kind::timestamp_marker;
+    std::uint8_t flags = 0;
+    constexpr bool operator==(const waiting&) const = default;
+  };
+  static constexpr waiting waiting_of(const element& e) noexcept {
+    waiting w;
+    w.offset = e.offset;
     switch (e.kind) {
       case element_kind::timestamp:
-        f.kind = flow_kind::timestamp;
-        f.timestamp = e.timestamp;
+        w.kind = flow_kind::timestamp;
+        w.timestamp = e.timestamp;
         if (e.is(element_flag::has_cycles)) {
-          f.flags = flow_flag::has_cycles;
-          f.count = e.cycles;
+          w.flags = flow_flag::has_cycles;
+          w.count = e.cycles;
         }
         break;
       case element_kind::cycle_count:
-        f.kind = flow_kind::cycle_count;
-        f.count = e.cycles;
-        if (e.is(element_flag::cycles_unknown)) f.flags = flow_flag::cycles_unknown;
+        w.kind = flow_kind::cycle_count;
+        w.count = e.cycles;
+        if (e.is(element_flag::cycles_unknown)) w.flags = flow_flag::cycles_unknown;
         break;
       case element_kind::event:
-        f.kind = flow_kind::event;
-        f.number = e.number;
+        w.kind = flow_kind::event;
+        w.number = e.number;
         break;
       default: break;
     }
-    out(f);
+    return w;
+  }
+  static constexpr flow_element made(const waiting& w) noexcept {
+    flow_element f{};
+    f.kind = w.kind;
+    f.offset = w.offset;
+    f.timestamp = w.timestamp;
+    f.count = w.count;
+    f.number = w.number;
+    f.flags = w.flags;
+    return f;
   }
   template <class Out>
+  constexpr void passive(const element& e, Out& out) noexcept {
+    out(made(waiting_of(e)));
+  }
+  // One kept to go out after what is held (passive_count_ < max_passive).
+  constexpr void keep_passive(const element& e) noexcept { passive_[passive_count_++] = waiting_of(e); }
+  template <class Out>
   constexpr void release_passive(Out& out) noexcept {
-    for (unsigned i = 0; i < passive_count_; ++i) out(passive_[i]);
+    for (unsigned i = 0; i < passive_count_; ++i) out(made(passive_[i]));
     passive_count_ = 0;
   }
 
@@ -1206,9 +1239,9 @@ class flow_analyzer {
   bool awaiting_target_ = false;
   bool pending_ = false;    // held() is an instruction range not yet passed on
   bool q_pending_ = false;  // q_ (a range without path or a context) not yet passed on
-  // Elements that are not execution, held behind a held context (in order).
+  // Elements that are not execution, waiting behind a held context or range (in order).
   static constexpr unsigned max_passive = 8;
-  flow_element passive_[max_passive]{};
+  waiting passive_[max_passive]{};
   unsigned passive_count_ = 0;
   bool started_ = false;
   sync_reason announce_ = sync_reason::start;
