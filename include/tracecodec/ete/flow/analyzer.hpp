@@ -86,7 +86,8 @@ struct flow_memo {
   arm::instruction_set next_set = arm::instruction_set::a64;         // set_ after the last atom
   arm::instruction_set branch_next_set = arm::instruction_set::a64;  // the last atom's branch's
   bool awaiting = false;  // the last atom is a taken indirect branch: waiting for its target
-  std::uint8_t recent = 0;  // in a set's first way: the way used last (flow_analyzer::memo_run)
+  std::uint8_t sync = 0;    // flow_analyzer::sync after the last atom (from `awaiting`)
+  std::uint8_t victim = 0;  // in a set's first way: the way a miss fills (flow_analyzer::memo_run)
 };
 
 static_assert(sizeof(flow_memo) == 40);
@@ -244,7 +245,7 @@ class flow_analyzer {
     }
     if (!q_pending_ && is_passive(e.kind)) {
       // They wait behind a held range, so that a Mispredict after them still corrects it
-      // (I_MDSCN, D9.5.11); they leave after it, in the same order as before.
+      // (I_MDSCN, D9.5.11); they leave after it, in stream order.
       if (pending_ && passive_count_ < max_passive) {
         keep_passive(e);
         return;
@@ -357,12 +358,21 @@ class flow_analyzer {
       q_pending_ = false;
       out(q_);
     }
+    flush_range(out);
+  }
+
+ private:
+  // flush() where no context or Q is held (atoms(): process() sends atoms there only then,
+  // process_rest() after a flush(), and an atom's analysis holds none).
+  template <class Out>
+  constexpr void flush_range(Out& out) noexcept {
     if (pending_) {
       pending_ = false;
       const flow_element& h = held();
       out(h);
-      // ETE: an ERET's return is implied by its range (D9.5.12). ETMv4 traces it as an
-      // Exception Return element of its own (exception_return below).
+      // ETE: an ERET's E atom means the PE returned from the exception (D3.1.4, Table D3.4),
+      // so its range implies the return. ETMv4 traces it as an Exception Return element of
+      // its own (exception_return below).
       if (h.last_subtype == arm::instruction_subtype::eret && h.taken && !cfg().etmv4()) {
         flow_element r{};
         r.kind = flow_kind::exception_return;
@@ -373,7 +383,6 @@ class flow_analyzer {
     release_passive(out);
   }
 
- private:
   enum class sync : std::uint8_t { none, address, context, full };  // D9.5 sync states
 
   // Elements that are not execution and change no analysis state: they may wait behind a
@@ -435,6 +444,7 @@ class flow_analyzer {
   constexpr void keep_passive(const element& e) noexcept { passive_[passive_count_++] = waiting_of(e); }
   template <class Out>
   constexpr void release_passive(Out& out) noexcept {
+    if (passive_count_ == 0) return;  // at nearly every flush: no store then
     for (unsigned i = 0; i < passive_count_; ++i) out(made(passive_[i]));
     passive_count_ = 0;
   }
@@ -699,15 +709,12 @@ class flow_analyzer {
   TRACECODEC_HOT constexpr void atoms(const element& e, Out& out) noexcept {
     const unsigned n = atom_count(e);
     for (unsigned k = 0; k < n; ++k) {
-      if (pending_) flush(out);
+      if (pending_) flush_range(out);
       if (!ready_for_p0()) continue;
-      if (!atom_at_a_time_) {
-        if (memo_on_ && n - k <= flow_memo_atoms) {
-          k = memo_run(e, k, n - 1, out);
-        } else {
-          k = atom_run<false>(e, k, n - 1, out, nullptr, nullptr, 0);
-        }
-      }
+      if (memo_on_ && n - k <= flow_memo_atoms)  // memo_on_ only without atom_at_a_time_
+        k = memo_run(e, k, n - 1, out);
+      else if (!atom_at_a_time_)
+        k = atom_run<false>(e, k, n - 1, out, nullptr, nullptr, 0);
       if (k < n) atom(atom_taken(e, k), e.offset, out);
     }
   }
@@ -721,22 +728,23 @@ class flow_analyzer {
     const std::uint64_t key = static_cast<std::uint64_t>(pattern) | static_cast<std::uint64_t>(n) << 32 |
                               static_cast<std::uint64_t>(set_) << 40 | memo_context_;
     // Two-way set associative: a few atom elements a loop repeats whose starts hash alike
-    // would otherwise evict each other at every turn. A miss replaces the way not used last.
+    // would otherwise evict each other at every turn. A miss replaces the way not used last
+    // (`victim`); a set never used before fills its first way, which a lookup tries first.
     const std::size_t set =
         static_cast<std::size_t>(((addr_ ^ key) * 0x9e3779b97f4a7c15u) >> (64 - memo_bits)) & ~std::size_t{1};
     std::size_t index = set;
     if (memo_[index].key != key || memo_[index].start != addr_) {
       ++index;
       if (memo_[index].key != key || memo_[index].start != addr_) {
-        index = set + (memo_[set].recent ^ 1u);
-        memo_[set].recent = static_cast<std::uint8_t>(index - set);
+        index = set + memo_[set].victim;
+        memo_[set].victim ^= 1u;
         detail::flow_memo& v = memo_[index];
         v.key = 0;
         v.start = addr_;
         return atom_run<true>(e, k, last, out, &v, &ranges_[1 + index * flow_memo_atoms], key);
       }
     }
-    memo_[set].recent = static_cast<std::uint8_t>(index - set);
+    memo_[set].victim = static_cast<std::uint8_t>((index - set) ^ 1u);
     const detail::flow_memo& m = memo_[index];
     ++memo_hits_;
     const std::uint64_t offset = e.offset;
@@ -759,7 +767,7 @@ class flow_analyzer {
     addr_ = m.next;
     set_ = m.next_set;
     awaiting_target_ = m.awaiting;
-    sync_ = m.awaiting ? sync::context : sync::full;  // as follow()
+    sync_ = static_cast<sync>(m.sync);  // as follow()
     return last + 1;
   }
 
@@ -809,6 +817,7 @@ class flow_analyzer {
             memo->next = addr_;
             memo->next_set = set_;
             memo->awaiting = awaiting_target_;
+            memo->sync = static_cast<std::uint8_t>(awaiting_target_ ? sync::context : sync::full);
             memo->branch_target = branch_target_;
             memo->branch_next_set = branch_next_set_;
             memo->key = key;
