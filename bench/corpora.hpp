@@ -25,8 +25,8 @@
 namespace bench {
 using namespace tracecodec::ete;
 
-// The last three speculate (MAXSPEC > 0; q_elem with Q packets): speculation resolution is
-// timed on them (issue 18).
+// ete_spec_1 and ete_spec_3 speculate (MAXSPEC > 0): speculation resolution is timed on them
+// (issue 18); q_elem (MAXSPEC 0) has Q packets.
 inline constexpr const char* ete_corpus_names[] = {"001-ack_test", "trace_file_cid_vmid", "maxspec0_commopt1",
                                                    "src_addr", "ts_marker", "ete_spec_1", "ete_spec_3", "q_elem"};
 inline constexpr const char* etmv4_corpus_names[] = {"bugfix-exact-match", "juno-uname-001", "juno_r1_1"};

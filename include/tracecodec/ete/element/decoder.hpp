@@ -48,7 +48,8 @@ class element_decoder {
   }
   // For a consumer that has no use for the Commit elements UpdateSpecDepth implies (the
   // resolver, when MAXSPEC is 0 and every P0 element is committed at once): they are not
-  // emitted. The speculation depth is tracked all the same.
+  // emitted. The speculation depth is tracked all the same, except by atoms<false>() (an
+  // element reader under MAXSPEC 0, where nothing reads it).
   constexpr void omit_implied_commits(bool omit) noexcept { omit_implied_ = omit; }
   // One Atom element per atom packet (count, atom_bits: element.hpp) instead of one per atom.
   // The implied commits of UpdateSpecDepth then follow the run: the same P0 elements are
@@ -57,7 +58,9 @@ class element_decoder {
   constexpr bool atom_runs() const noexcept { return runs_; }
 
   // The Atom elements of an atom packet (formats 1-6), without the packet: bits oldest first.
-  template <class Sink>
+  // Depth = false: the speculation depth is not kept (an element reader that resolves under
+  // MAXSPEC 0, where it omits the implied commits and nothing reads the depth).
+  template <bool Depth = true, class Sink>
   TRACECODEC_HOT constexpr void atoms(std::uint64_t offset, std::uint32_t bits, unsigned count,
                                       Sink&& sink) noexcept {
     element a{};
@@ -75,13 +78,13 @@ class element_decoder {
       a.count = count;
       a.atom_bits = bits;
       sink(static_cast<const element&>(a));
-      update_depth(count, implied);
+      if constexpr (Depth) update_depth(count, implied);
       return;
     }
     for (unsigned i = 0; i < count; ++i) {
       a.taken = (bits >> i) & 1u;
       sink(static_cast<const element&>(a));
-      update_depth(1, implied);
+      if constexpr (Depth) update_depth(1, implied);
     }
   }
 

@@ -158,7 +158,7 @@ class element_reader {
         [&](const diagnostic& d) { after_error<Mode>(d, on_element, on_error); },
         [&](std::uint64_t offset, std::uint32_t bits, unsigned count) TRACECODEC_HOT_LAMBDA {
           last_packet_ = offset;
-          elements_.atoms(offset, bits, count, to_resolver);
+          elements_.template atoms<Mode != mode::unspeculated>(offset, bits, count, to_resolver);
         },
         end);
   }
