@@ -12,8 +12,10 @@
 // (program flow over the snapshot's memory image), encode (the corpus's packets back to its
 // bytes, one call), compress (its committed elements to packets, a push() each),
 // compress_array (the same through push(elements, count)), deformat (CoreSight frames to
-// each trace ID's bytes). The consumers are the benchmark's (bench/consumers.hpp).
-#include <tracecodec/ete/element/compressor.hpp>
+// each trace ID's bytes). The consumers are the benchmark's (bench/consumers.hpp). The
+// compress stages are in icount_compress.cpp: in this translation unit GCC's limit on its
+// growth by inlining left compressor::push() out of line once the flow decoder's code grew,
+// and a program that compresses does not hold the decoders.
 
 #include <cstdio>
 #include <cstring>
@@ -24,6 +26,7 @@
 
 #include "consumers.hpp"
 #include "corpora.hpp"
+#include "icount_compress.hpp"
 #include "opaque_consumer.hpp"
 
 using namespace tracecodec::ete;
@@ -107,36 +110,6 @@ std::uint64_t encode(const bench::corpus& c, std::vector<std::uint8_t>& out) {
   return r && r.size == c.bytes.size() && std::memcmp(out.data(), c.bytes.data(), r.size) == 0 ? r.size : ~0ull;
 }
 
-// A push() per element, or (Array) push(elements, count) over the whole array, draining when
-// the staging buffer is full.
-template <bool Array>
-std::uint64_t compress(const bench::corpus& c, std::vector<std::uint8_t>& out) {
-  compressor_options opt;
-  opt.input = input_kind::resolved;
-  auto comp = std::make_unique<compressor<>>(c.regs, opt);
-  std::size_t at = 0;
-  if constexpr (Array) {
-    for (std::size_t i = 0; i < c.elements.size();) {
-      const auto r = comp->push(c.elements.data() + i, c.elements.size() - i);
-      i += r.taken;
-      if (r.error == error_code::buffer_too_small)
-        at += comp->drain(out.data() + at, out.size() - at);
-      else if (r.error != error_code::ok)
-        return ~0ull;
-    }
-  } else {
-    for (const element& e : c.elements) {
-      if (comp->push(e) == error_code::buffer_too_small) {
-        at += comp->drain(out.data() + at, out.size() - at);
-        if (comp->push(e) != error_code::ok) return ~0ull;
-      }
-    }
-  }
-  comp->finish(true);
-  at += comp->drain(out.data() + at, out.size() - at);
-  return at;
-}
-
 std::uint64_t deformat(const bench::formatted_capture& c) {
   bench::id_sums sums;
   std::uint64_t errors = 0;
@@ -162,8 +135,8 @@ extern "C" [[gnu::noinline]] std::uint64_t icount_region(const job& j, std::vect
     case stage::elements_opaque: return elements<true>(*j.c);
     case stage::flow: return flow(*j.f);
     case stage::encode: return encode(*j.c, out);
-    case stage::compress: return compress<false>(*j.c, out);
-    case stage::compress_array: return compress<true>(*j.c, out);
+    case stage::compress: return bench::compress(*j.c, out, false);
+    case stage::compress_array: return bench::compress(*j.c, out, true);
     case stage::deformat: return deformat(*j.cap);
     case stage::resync: return resync(*j.c);
   }

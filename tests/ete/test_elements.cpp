@@ -1247,13 +1247,13 @@ std::string errors_of(const read_result& r) {
   }
   return s;
 }
-read_result read_runs(const registers& r, const bytes& b) {
+read_result read_runs(const registers& r, const bytes& b, bool resolve = true) {
   read_result res;
   element_reader<> reader(r);
   reader.atom_runs(true);
   reader.decode(
       b.data(), b.size(), [&](const element& e) { res.elements.push_back(e); },
-      [&](const diagnostic& d) { res.errors.push_back(d); });
+      [&](const diagnostic& d) { res.errors.push_back(d); }, resolve);
   return res;
 }
 }  // namespace
@@ -1298,6 +1298,81 @@ TEST_CASE("elements reader: Commits and Cancels without their elements match pus
   }
   CHECK(commits > 5000);
   CHECK(compared == 1800);
+}
+
+// A sink with a member atoms(offset, bits, count) gets the atom packets the decode loop hands
+// over whole there under MAXSPEC 0 outside a transaction (flow_decoder's sink does), and every
+// other atom as an Atom element: what it receives, with each atoms() call taken as the Atom run
+// the reader would have built, must be the elements a plain sink gets, in order, with the same
+// errors. Pieces in random order (transactions among them, so both paths run), and random
+// bytes, which cut the stream with errors and restarts. Under MAXSPEC > 0, and without
+// resolution, the hook is never called.
+TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink gets as elements") {
+  struct atoms_sink {
+    std::vector<element>* out;
+    std::size_t* calls;
+    void operator()(const element& e) const { out->push_back(e); }
+    void atoms(std::uint64_t offset, std::uint32_t bits, unsigned count) const {
+      out->push_back(element{.offset = offset, .count = count, .atom_bits = bits, .kind = K::atom, .p0 = true});
+      ++*calls;
+    }
+  };
+  std::mt19937 rng(19);
+  const std::vector<bytes> pieces = {
+      {0xF7}, {0xF6}, {0xDB}, {0xD9}, {0xFD}, {0xFA}, {0xDC}, {0xDF}, {0xC2}, {0xC0},  // atoms
+      {0x30}, {0x95, 0x10}, {0x95, 0x24}, {0x71}, {0x72},  // Mispredict, address, events
+      {0x0A}, {0x0B}, {0x00, 0x03},                        // TSTART, TCOMMIT, Discard
+  };
+  std::size_t hooked = 0, atoms_in_tx = 0, errors = 0, compared = 0;
+  for (const registers& r : {regs(0), regs(0, true), regs(0, false, true), regs(4), regs(15, true)}) {
+    const bool unspeculated = r.trcidr8 == 0;
+    for (const bool resolve : {true, false}) {
+      for (int trial = 0; trial < 200; ++trial) {
+        bytes in = stream({});
+        const int n = 8 + static_cast<int>(rng() % 120);
+        for (int i = 0; i < n; ++i) {
+          const bytes& piece = pieces[rng() % pieces.size()];
+          in.insert(in.end(), piece.begin(), piece.end());
+        }
+        if (trial % 4 == 3)  // random bytes, then another stream
+          for (int i = 0; i < 24; ++i) in.push_back(static_cast<std::uint8_t>(rng()));
+        in = in + stream({0xF7, 0x0A, 0xDB, 0x0B, 0xF6});
+        CAPTURE(trial);
+        CAPTURE(resolve);
+        const read_result plain = read_runs(r, in, resolve);
+        read_result got;
+        std::size_t calls = 0;
+        element_reader<> reader(r);
+        reader.atom_runs(true);
+        reader.decode(in.data(), in.size(), atoms_sink{&got.elements, &calls},
+                      [&](const diagnostic& d) { got.errors.push_back(d); }, resolve);
+        REQUIRE(errors_of(got) == errors_of(plain));
+        REQUIRE(got.elements.size() == plain.elements.size());
+        for (std::size_t i = 0; i < got.elements.size(); ++i) REQUIRE(got.elements[i] == plain.elements[i]);
+        if (!(unspeculated && resolve)) {
+          REQUIRE(calls == 0);
+          continue;
+        }
+        // The Atom elements of transactions (committed or failed), which only operator() gets.
+        bool in_tx = false;
+        for (const element& e : plain.elements) {
+          if (e.kind == K::transaction_start) in_tx = true;
+          if (e.kind == K::transaction_commit || e.kind == K::transaction_failure) in_tx = false;
+          atoms_in_tx += in_tx && e.kind == K::atom;
+        }
+        hooked += calls;
+        errors += plain.errors.size();
+        ++compared;
+      }
+    }
+  }
+  CHECK(compared == 600);
+  if (tracecodec::detail::compact)
+    CHECK(hooked == 0);  // the compact form's decoder hands every packet over as a packet
+  else
+    CHECK(hooked > 10000);  // atoms() calls
+  CHECK(atoms_in_tx > 1000);  // Atom elements inside transactions, through operator()
+  CHECK(errors > 50);
 }
 
 TEST_CASE("elements r9: after a decode error every layer starts afresh at the next A-Sync") {

@@ -363,6 +363,8 @@ TEST_CASE("mispredict: after Timestamps, Cycle Counts and Events it still correc
         out.push_back({f.kind, 0, 0, f.count, false});
       else if (f.kind == flow_kind::event)
         out.push_back({f.kind, 0, 0, f.number, false});
+      else if (f.kind == flow_kind::timestamp_marker)
+        out.push_back({f.kind, 0, 0, 0, false});
     });
     return out;
   };
@@ -375,12 +377,14 @@ TEST_CASE("mispredict: after Timestamps, Cycle Counts and Events it still correc
   cc.cycles = 3;
   element ev = el(element_kind::event);
   ev.number = 2;
+  const element tm = el(element_kind::timestamp_marker);
   const element mp = el(element_kind::mispredict);
   const out_element loop1{flow_kind::instruction_range, 0x1000, 0x1004, 0, true};
   const out_element loop2{flow_kind::instruction_range, 0x2000, 0x2008, 0, true};
   const out_element ts7{flow_kind::timestamp, 0, 0, 7, false};
   const out_element cc3{flow_kind::cycle_count, 0, 0, 3, false};
   const out_element ev2{flow_kind::event, 0, 0, 2, false};
+  const out_element tm0{flow_kind::timestamp_marker, 0, 0, 0, false};
   const out_element beq_n{flow_kind::instruction_range, 0x1000, 0x1004, 0, false};
   const out_element on_n{flow_kind::instruction_range, 0x1004, 0x100c, 0, false};  // 0x1004..B.EQ
   for (const int path : {0, 1, 2}) {  // the memo, the block cache only, one atom at a time
@@ -392,6 +396,9 @@ TEST_CASE("mispredict: after Timestamps, Cycle Counts and Events it still correc
     // follow its corrected range in their order.
     CHECK(run({atom(true), ts(7), cc, ev, mp, atom(false)}, o) ==
           std::vector<out_element>{loop1, loop2, beq_n, ts7, cc3, ev2, on_n});
+    // A Timestamp Marker (D2.4.3) waits the same way, before and after a Timestamp.
+    CHECK(run({atom(true), tm, ts(7), tm, mp, atom(false)}, o) ==
+          std::vector<out_element>{loop1, loop2, beq_n, tm0, ts7, tm0, on_n});
     // With a Target Address among them: discarded by the Mispredict (D6.9.14).
     CHECK(run({atom(true), ts(7), address(0x2000), cc, mp, atom(false)}, o) ==
           std::vector<out_element>{loop1, loop2, beq_n, ts7, cc3, on_n});

@@ -48,6 +48,11 @@ class element_reader {
 
   // Decodes a whole buffer as one session. on_element(const element&) receives committed
   // elements (or, with resolve == false, the stage-1 elements); on_error(const diagnostic&).
+  // A sink with a member atoms(offset, bits, count) gets most atom packets there as the run
+  // (count, atom_bits) an Atom element would carry, not built: those the decode loop hands over
+  // whole (not at the input's tail, nor in the compact form) while every element is committed
+  // as it comes (MAXSPEC 0, outside a transaction). Always as a run, whatever atom_runs() says;
+  // the sink's operator() still gets the other atoms as Atom elements.
   template <class OnElement, class OnError>
   constexpr void decode(const std::uint8_t* data, std::size_t size, OnElement&& on_element,
                         OnError&& on_error, bool resolve = true) noexcept {
@@ -158,6 +163,19 @@ class element_reader {
         [&](const diagnostic& d) { after_error<Mode>(d, on_element, on_error); },
         [&](std::uint64_t offset, std::uint32_t bits, unsigned count) TRACECODEC_HOT_LAMBDA {
           last_packet_ = offset;
+          if constexpr (Mode == mode::unspeculated && requires { on_element.atoms(offset, bits, count); }) {
+            if (!resolve_.in_transaction()) {
+              on_element.atoms(offset, bits, count);
+              return;
+            }
+            // The transaction stage holds them. Straight there, not through push_unspeculated():
+            // its path for elements outside a transaction would put a second copy of the sink's
+            // handling of atoms in the decode loop.
+            elements_.template atoms<false>(offset, bits, count, [&](const element& e) {
+              resolve_.push_atom_in_transaction(e, on_element, on_error);
+            });
+            return;
+          }
           elements_.template atoms<Mode != mode::unspeculated>(offset, bits, count, to_resolver);
         },
         end);

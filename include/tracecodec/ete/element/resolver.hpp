@@ -252,6 +252,13 @@ class resolver {
       deliver_special(e, out, err);
   }
 
+  // push_unspeculated() of an Atom element while in_transaction(): the transaction stage holds
+  // it (for a caller that knows it is inside one).
+  template <class Out, class Err>
+  constexpr void push_atom_in_transaction(const element& e, Out&& out, Err&& err) noexcept {
+    deliver_special(e, out, err);
+  }
+
   // After a decoding error nothing held can be resolved any more: the Commits, Cancels and
   // transaction outcomes that would resolve it may be in the lost bytes. Speculative elements
   // go as a Discard sends them (D9.3.5.1); an open transaction ends as one the trace unit lost

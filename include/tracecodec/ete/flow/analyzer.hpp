@@ -82,11 +82,13 @@ struct flow_memo {
   std::uint64_t key = 0;            // 0: empty (n is never 0)
   std::uint64_t next = 0;           // the address after the last atom (D9.5.18.3)
   std::uint64_t branch_target = 0;  // the last atom's P0 instruction, for a Mispredict
-  std::uint8_t pushes = 0;          // bit i: range i pushed (end, isa) (D9.5.3 R_HYMQH)
+  std::uint8_t pushes = 0;          // bit i: range i pushes (end, isa) (D9.5.3 R_HYMQH; RS only)
   arm::instruction_set next_set = arm::instruction_set::a64;         // set_ after the last atom
   arm::instruction_set branch_next_set = arm::instruction_set::a64;  // the last atom's branch's
   bool awaiting = false;  // the last atom is a taken indirect branch: waiting for its target
-  std::uint8_t sync = 0;    // flow_analyzer::sync after the last atom (from `awaiting`)
+  // flow_analyzer::sync after the last atom: context when `awaiting`, else full (follow()).
+  // Derived, but kept so that a replay copies both rather than computing one per hit.
+  std::uint8_t sync = 0;
   std::uint8_t victim = 0;  // in a set's first way: the way a miss fills (flow_analyzer::memo_run)
 };
 
@@ -231,8 +233,8 @@ class flow_analyzer {
   // One committed element (the resolver's output). out(const flow_element&).
   template <class Out>
   TRACECODEC_HOT constexpr void process(const element& e, Out& out) noexcept {
-    if (e.kind == element_kind::atom && !q_pending_) {
-      atoms(e, out);  // the common case first (it passes the held range on itself)
+    if (e.kind == element_kind::atom && !q_pending_) {  // the common case first
+      atoms(e.offset, atom_pattern(e), atom_count(e), out);  // it passes the held range on itself
       return;
     }
     // The next most common: what process_rest() does with them when no Q or context is held.
@@ -254,6 +256,23 @@ class flow_analyzer {
       passive(e, out);
       return;
     }
+    process_rest(e, out);
+  }
+  // process() of an Atom element run at `offset` of n atoms, bit k of `bits` atom k taken,
+  // given as these fields (element_reader's atoms() sink).
+  template <class Out>
+  TRACECODEC_HOT constexpr void process_atoms(std::uint64_t offset, std::uint32_t bits, unsigned n,
+                                              Out& out) noexcept {
+    if (!q_pending_) {
+      atoms(offset, bits, n, out);
+      return;
+    }
+    element e{};
+    e.offset = offset;
+    e.kind = element_kind::atom;
+    e.p0 = true;
+    e.count = n;
+    e.atom_bits = bits;
     process_rest(e, out);
   }
 
@@ -300,7 +319,7 @@ class flow_analyzer {
       return;
     }
     switch (e.kind) {
-      case element_kind::atom: atoms(e, out); return;
+      case element_kind::atom: atoms(e.offset, atom_pattern(e), atom_count(e), out); return;
       case element_kind::trace_info:  // D9.5.9 (the return stack restarts: see README)
         check_return_stack();
         rs_size_ = 0;
@@ -516,8 +535,10 @@ class flow_analyzer {
     --rs_size_;
     return rs_[rs_top_];
   }
-  // D9.5.3.1: the oldest entry goes when the stack is full (R_HYMQH).
+  // D9.5.3.1: the oldest entry goes when the stack is full (R_HYMQH). Without TRCCONFIGR.RS
+  // nothing pops (check_return_stack, atom_run), so nothing is pushed.
   constexpr void push_return(std::uint64_t address, arm::instruction_set s) noexcept {
+    if (!cfg().rs) return;
     rs_[rs_top_] = {address, s};
     rs_top_ = rs_top_ + 1 == flow_return_stack_depth ? 0 : rs_top_ + 1;
     if (rs_size_ < flow_return_stack_depth) ++rs_size_;
@@ -704,27 +725,32 @@ class flow_analyzer {
     return sync_ == sync::full;
   }
 
-  // D9.5.4: each atom of an atom element (a run, or a single atom).
+  // An atom element's E/N pattern, bit i atom i (a run's atom_bits, or a single atom's taken).
+  static constexpr std::uint32_t atom_pattern(const element& e) noexcept {
+    return e.count ? e.atom_bits : static_cast<std::uint32_t>(e.taken);
+  }
+
+  // D9.5.4: each of the n atoms of an atom element at `offset`, bit k of `bits` atom k taken.
   template <class Out>
-  TRACECODEC_HOT constexpr void atoms(const element& e, Out& out) noexcept {
-    const unsigned n = atom_count(e);
+  TRACECODEC_HOT constexpr void atoms(std::uint64_t offset, std::uint32_t bits, unsigned n, Out& out) noexcept {
     for (unsigned k = 0; k < n; ++k) {
       if (pending_) flush_range(out);
       if (!ready_for_p0()) continue;
       if (memo_on_ && n - k <= flow_memo_atoms)  // memo_on_ only without atom_at_a_time_
-        k = memo_run(e, k, n - 1, out);
+        k = memo_run(offset, bits, k, n - 1, out);
       else if (!atom_at_a_time_)
-        k = atom_run<false>(e, k, n - 1, out, nullptr, nullptr, 0);
-      if (k < n) atom(atom_taken(e, k), e.offset, out);
+        k = atom_run<false>(offset, bits, k, n - 1, out, nullptr, nullptr, 0);
+      if (k < n) atom((bits >> k & 1u) != 0, offset, out);
     }
   }
 
   // Atoms k..last through the memo: replayed when it holds them, else analyzed by atom_run()
   // and kept when they qualify (see flow_memo).
   template <class Out>
-  TRACECODEC_HOT constexpr unsigned memo_run(const element& e, unsigned k, unsigned last, Out& out) noexcept {
+  TRACECODEC_HOT constexpr unsigned memo_run(std::uint64_t offset, std::uint32_t bits, unsigned k, unsigned last,
+                                             Out& out) noexcept {
     const unsigned n = last - k + 1;
-    const std::uint32_t pattern = e.count ? (e.atom_bits >> k) & ((1u << n) - 1u) : static_cast<std::uint32_t>(e.taken);
+    const std::uint32_t pattern = (bits >> k) & ((1u << n) - 1u);
     const std::uint64_t key = static_cast<std::uint64_t>(pattern) | static_cast<std::uint64_t>(n) << 32 |
                               static_cast<std::uint64_t>(set_) << 40 | memo_context_;
     // Two-way set associative: a few atom elements a loop repeats whose starts hash alike
@@ -741,24 +767,24 @@ class flow_analyzer {
         detail::flow_memo& v = memo_[index];
         v.key = 0;
         v.start = addr_;
-        return atom_run<true>(e, k, last, out, &v, &ranges_[1 + index * flow_memo_atoms], key);
+        return atom_run<true>(offset, bits, k, last, out, &v, &ranges_[1 + index * flow_memo_atoms], key);
       }
     }
     memo_[set].victim = static_cast<std::uint8_t>((index - set) ^ 1u);
     const detail::flow_memo& m = memo_[index];
     ++memo_hits_;
-    const std::uint64_t offset = e.offset;
-    const unsigned pushes = m.pushes;
     const std::size_t first = 1 + index * flow_memo_atoms;
+    // The pushes first, in order (the consumer cannot see the return stack): one test when
+    // there are none, as always without TRCCONFIGR.RS.
+    for (unsigned i = 0, p = m.pushes; p != 0; ++i, p >>= 1)
+      if (p & 1u) push_return(ranges_[first + i].end, ranges_[first + i].isa);
     for (unsigned i = 0; i + 1 < n; ++i) {
       flow_element& f = ranges_[first + i];
       f.offset = offset;
-      if (pushes >> i & 1u) push_return(f.end, f.isa);
       out(static_cast<const flow_element&>(f));  // the consumer cannot change the memo
     }
     flow_element& h = ranges_[first + n - 1];
     h.offset = offset;
-    if (pushes >> (n - 1) & 1u) push_return(h.end, h.isa);
     pending_ = true;
     held_at_ = static_cast<std::uint32_t>(first + n - 1);
     branch_set_ = h.isa;
@@ -790,8 +816,8 @@ class flow_analyzer {
   // and made valid (the key set) when the last atom is reached with no taken indirect branch
   // before it.
   template <bool Record, class Out>
-  constexpr unsigned atom_run(const element& e, unsigned k, unsigned last, Out& out, detail::flow_memo* memo,
-                              flow_element* memo_ranges, std::uint64_t key) noexcept {
+  constexpr unsigned atom_run(std::uint64_t offset, std::uint32_t bits, unsigned k, unsigned last, Out& out,
+                              detail::flow_memo* memo, flow_element* memo_ranges, std::uint64_t key) noexcept {
     [[maybe_unused]] unsigned i = 0;
     [[maybe_unused]] bool keep = true;
     if constexpr (Record) memo->pushes = 0;
@@ -801,19 +827,19 @@ class flow_analyzer {
     arm::instruction_set set = set_;
     flow_element f{};
     f.kind = flow_kind::instruction_range;
-    f.offset = e.offset;
+    f.offset = offset;
     std::size_t entry = block_entry(at, spc);
     for (;; ++k) {
       const detail::flow_block& b = cache_[entry];
       if (b.end != detail::flow_block::end_kind::p0) break;
-      const bool taken = atom_taken(e, k);
+      const bool taken = (bits >> k & 1u) != 0;
       const std::uint64_t end = (at + b.bytes) & amask;
       if (k == last) {
-        hold(b, at, end, b.count, taken, e.offset);  // set_ is set
+        hold(b, at, end, b.count, taken, offset);  // set_ is set
         if constexpr (Record) {
           if (keep) {  // the held range and the state hold() and follow() left
             memo_ranges[i] = own_held();
-            if (taken && b.link && b.type != arm::instruction_type::other) memo->pushes |= 1u << i;
+            if (taken && b.link && b.type != arm::instruction_type::other && cfg().rs) memo->pushes |= 1u << i;
             memo->next = addr_;
             memo->next_set = set_;
             memo->awaiting = awaiting_target_;
@@ -849,7 +875,7 @@ class flow_analyzer {
       set_range(f, b, at, end, b.count, set, taken);
       if constexpr (Record) {
         memo_ranges[i] = f;
-        if (taken && b.link) memo->pushes |= 1u << i;
+        if (taken && b.link && cfg().rs) memo->pushes |= 1u << i;  // as push_return()
         ++i;
       }
       at = next;
@@ -1174,7 +1200,7 @@ class flow_analyzer {
       f.kind = flow_kind::instruction_range;
       f.offset = offset;
       set_range(f, b, addr_, end, count, set_, true);
-      if (b.link && cfg().rs) push_return(end, set_);
+      if (b.link) push_return(end, set_);
       addr_ = end;
       taken_at_source(b.type, b.target, b.next_set);
       out(static_cast<const flow_element&>(f));

@@ -83,9 +83,20 @@ class flow_decoder {
   constexpr void invalidate() noexcept { flow_.invalidate(); }
 
  private:
+  // The reader's sink: elements, and atom packets as their atoms, not built into elements
+  // (element_reader::decode).
+  template <class OnFlow>
+  struct to_analyzer {
+    flow_analyzer<Config, CacheBlocks>& flow;
+    OnFlow& on_flow;
+    TRACECODEC_HOT constexpr void operator()(const element& e) const noexcept { flow.process(e, on_flow); }
+    TRACECODEC_HOT constexpr void atoms(std::uint64_t offset, std::uint32_t bits, unsigned count) const noexcept {
+      flow.process_atoms(offset, bits, count, on_flow);
+    }
+  };
   template <class OnFlow>
   constexpr auto element_sink(OnFlow& on_flow) noexcept {
-    return [this, &on_flow](const element& e) TRACECODEC_HOT_LAMBDA { flow_.process(e, on_flow); };
+    return to_analyzer<OnFlow>{flow_, on_flow};
   }
   template <class OnFlow, class OnError>
   constexpr auto error_sink(OnFlow& on_flow, OnError& on_error) noexcept {
