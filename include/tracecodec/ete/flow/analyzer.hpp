@@ -82,13 +82,13 @@ struct flow_memo {
   std::uint64_t key = 0;            // 0: empty (n is never 0)
   std::uint64_t next = 0;           // the address after the last atom (D9.5.18.3)
   std::uint64_t branch_target = 0;  // the last atom's P0 instruction, for a Mispredict
-  std::uint8_t pushes = 0;          // bit i: range i pushes (end, isa) (D9.5.3 R_HYMQH; RS only)
   arm::instruction_set next_set = arm::instruction_set::a64;         // set_ after the last atom
   arm::instruction_set branch_next_set = arm::instruction_set::a64;  // the last atom's branch's
   bool awaiting = false;  // the last atom is a taken indirect branch: waiting for its target
   // flow_analyzer::sync after the last atom: context when `awaiting`, else full (follow()).
   // Derived, but kept so that a replay copies both rather than computing one per hit.
   std::uint8_t sync = 0;
+  std::uint8_t pushes = 0;          // bit i: range i pushes (end, isa) (D9.5.3 R_HYMQH; RS only)
   std::uint8_t victim = 0;  // in a set's first way: the way a miss fills (flow_analyzer::memo_run)
 };
 
@@ -121,11 +121,11 @@ class flow_analyzer {
   template <class C = Config, class = std::enable_if_t<C::is_fixed>>
   constexpr explicit flow_analyzer(program_image& image, const flow_options& o = {}) noexcept
       : image_(&image), classify_(o.arch, cfg_.get().profile == pe_profile::m),
-        atom_at_a_time_(o.atom_at_a_time), memo_on_(o.memo && !o.atom_at_a_time) {}
+        atom_at_a_time_(o.atom_at_a_time), memo_atoms_(memo_atoms(o)) {}
   constexpr flow_analyzer(const registers& r, program_image& image,
                           const flow_options& o = {}) noexcept
       : cfg_(r), image_(&image), classify_(o.arch, r.profile == pe_profile::m),
-        atom_at_a_time_(o.atom_at_a_time), memo_on_(o.memo && !o.atom_at_a_time) {}
+        atom_at_a_time_(o.atom_at_a_time), memo_atoms_(memo_atoms(o)) {}
 
   constexpr const config& cfg() const noexcept { return cfg_.get(); }
 
@@ -720,6 +720,7 @@ class flow_analyzer {
   // What a P0 element (Atom, Source Address, Q) does first: a return stack match if one is
   // pending (D9.5.18.2), then it is analyzed only with both address and context known.
   constexpr bool ready_for_p0() noexcept {
+    if (sync_ == sync::full && !awaiting_target_) return true;  // the common case, two tests
     check_return_stack();
     if (sync_ == sync::address) sync_ = sync::none;
     return sync_ == sync::full;
@@ -731,12 +732,28 @@ class flow_analyzer {
   }
 
   // D9.5.4: each of the n atoms of an atom element at `offset`, bit k of `bits` atom k taken.
+  // A run the memo takes whole (most of them) is one replay or recording, without the loop.
   template <class Out>
   TRACECODEC_HOT constexpr void atoms(std::uint64_t offset, std::uint32_t bits, unsigned n, Out& out) noexcept {
-    for (unsigned k = 0; k < n; ++k) {
+    unsigned k = 0;
+    if (n - 1u < memo_atoms_) {  // 1..memo_atoms_ atoms (n = 0 wraps: nothing to do)
+      if (pending_) flush_range(out);
+      if (ready_for_p0()) {
+        k = memo_run(offset, bits, 0, n - 1, out);
+        if (k == n) return;
+        atom((bits >> k & 1u) != 0, offset, out);
+      }
+      ++k;
+    }
+    atoms_from(offset, bits, k, n, out);
+  }
+  // atoms() from atom k on.
+  template <class Out>
+  constexpr void atoms_from(std::uint64_t offset, std::uint32_t bits, unsigned k, unsigned n, Out& out) noexcept {
+    for (; k < n; ++k) {
       if (pending_) flush_range(out);
       if (!ready_for_p0()) continue;
-      if (memo_on_ && n - k <= flow_memo_atoms)  // memo_on_ only without atom_at_a_time_
+      if (n - k <= memo_atoms_)
         k = memo_run(offset, bits, k, n - 1, out);
       else if (!atom_at_a_time_)
         k = atom_run<false>(offset, bits, k, n - 1, out, nullptr, nullptr, 0);
@@ -750,7 +767,9 @@ class flow_analyzer {
   TRACECODEC_HOT constexpr unsigned memo_run(std::uint64_t offset, std::uint32_t bits, unsigned k, unsigned last,
                                              Out& out) noexcept {
     const unsigned n = last - k + 1;
-    const std::uint32_t pattern = (bits >> k) & ((1u << n) - 1u);
+    // Unmasked: n is in the key, so bits above the run (none from the packet decoder's table)
+    // only make a key of its own, a miss.
+    const std::uint32_t pattern = bits >> k;
     const std::uint64_t key = static_cast<std::uint64_t>(pattern) | static_cast<std::uint64_t>(n) << 32 |
                               static_cast<std::uint64_t>(set_) << 40 | memo_context_;
     // Two-way set associative: a few atom elements a loop repeats whose starts hash alike
@@ -787,13 +806,13 @@ class flow_analyzer {
     h.offset = offset;
     pending_ = true;
     held_at_ = static_cast<std::uint32_t>(first + n - 1);
-    branch_set_ = h.isa;
+    addr_ = m.next;  // in the members' order (flow_memo)
     branch_target_ = m.branch_target;
-    branch_next_set_ = m.branch_next_set;
-    addr_ = m.next;
     set_ = m.next_set;
+    branch_next_set_ = m.branch_next_set;
     awaiting_target_ = m.awaiting;
     sync_ = static_cast<sync>(m.sync);  // as follow()
+    branch_set_ = h.isa;
     return last + 1;
   }
 
@@ -1270,8 +1289,6 @@ class flow_analyzer {
   program_image* image_;
   arm::classifier classify_;
   bool atom_at_a_time_ = false;  // flow_options::atom_at_a_time
-  sync sync_ = sync::none;
-  bool awaiting_target_ = false;
   bool pending_ = false;    // held() is an instruction range not yet passed on
   bool q_pending_ = false;  // q_ (a range without path or a context) not yet passed on
   // Elements that are not execution, waiting behind a held context or range (in order).
@@ -1280,8 +1297,6 @@ class flow_analyzer {
   unsigned passive_count_ = 0;
   bool started_ = false;
   sync_reason announce_ = sync_reason::start;
-  arm::instruction_set set_ = arm::instruction_set::a64;
-  std::uint64_t addr_ = 0;
   context ctx_{};
   std::uint8_t ctx_known_ = 0;  // flow_flag::context_id_known, vmid_known
   // The last walk stopped at nacc_at_, memory not accessible, and no address came since.
@@ -1293,16 +1308,27 @@ class flow_analyzer {
   // range of a replayed memo entry. An index, not a pointer: analyzers are copied.
   std::uint32_t held_at_ = 0;
   flow_element q_{};
-  // The held range's P0 instruction, for a Mispredict (D9.5.18.4 ProcessBranchInstruction).
+  // The state a memo replay sets, in flow_memo's order (next .. sync) so that the copy can be
+  // a few wide moves. branch_*: the held range's P0 instruction, for a Mispredict
+  // (D9.5.18.4 ProcessBranchInstruction).
+  std::uint64_t addr_ = 0;
   std::uint64_t branch_target_ = 0;
-  arm::instruction_set branch_set_ = arm::instruction_set::a64;
+  arm::instruction_set set_ = arm::instruction_set::a64;
   arm::instruction_set branch_next_set_ = arm::instruction_set::a64;
+  bool awaiting_target_ = false;
+  sync sync_ = sync::none;
+  arm::instruction_set branch_set_ = arm::instruction_set::a64;
   arm::instruction_info last_{};  // the last instruction of the last walk()
   std::uint64_t last_at_ = 0;
   detail::return_stack_entry rs_[flow_return_stack_depth]{};
   unsigned rs_top_ = 0, rs_size_ = 0;
   detail::flow_block cache_[CacheBlocks]{};
-  bool memo_on_ = true;  // flow_options::memo
+  // The longest atom run the memo takes: flow_memo_atoms, or 0 without flow_options::memo
+  // (and under atom_at_a_time).
+  unsigned memo_atoms_ = flow_memo_atoms;
+  static constexpr unsigned memo_atoms(const flow_options& o) noexcept {
+    return o.memo && !o.atom_at_a_time ? flow_memo_atoms : 0;
+  }
   std::uint64_t memo_hits_ = 0;
   std::uint64_t memo_context_ = memo_context();  // kept with space_ and addr_mask_
   detail::flow_memo memo_[std::size_t{1} << memo_bits]{};
