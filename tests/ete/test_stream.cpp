@@ -639,3 +639,51 @@ TEST_CASE("an A-Sync whose first zeros earlier packets took is found by the whol
   MESSAGE("A-Syncs found after packets took their first zeros: ", overlaps, " (", inside_loop,
           " with 32 bytes ahead)");
 }
+
+// decoder_stats: the whole-buffer loop counts its packets from the bytes it passed (one per
+// packet, less the bytes after each packet's first), not one at a time. Whatever the form
+// (packets; atoms apart; in chunks), stats() counts exactly the packets and errors handed over.
+TEST_CASE("decoder_stats: packets and errors are what the consumer got, in every form") {
+  std::mt19937_64 rng(1206);
+  std::size_t packets = 0, atoms = 0, errors = 0;
+  for (int t = 0; t < 300; ++t) {
+    std::vector<std::uint8_t> bytes;
+    for (int k = 0; k < 1 + static_cast<int>(rng() % 6); ++k) {
+      const std::vector<std::uint8_t> s = sample();
+      bytes.insert(bytes.end(), s.begin(), s.end());
+      // Atom runs, so that the whole-buffer loop (32 bytes ahead) takes many one-byte packets.
+      for (std::size_t i = rng() % 64; i > 0; --i) bytes.push_back(static_cast<std::uint8_t>(0xc0 | (rng() & 0x3f)));
+      if (t % 3 == 1) bytes.push_back(static_cast<std::uint8_t>(rng()));  // errors, resync
+    }
+    std::size_t cut = rng() % (bytes.size() + 1);
+    for (int form = 0; form < 3; ++form) {
+      decoder<> d(regs);
+      std::size_t got = 0, got_atoms = 0, got_errors = 0;
+      auto on_packet = [&](const packet&) { ++got; };
+      auto on_error = [&](const diagnostic&) { ++got_errors; };
+      auto on_atoms = [&](std::uint64_t, std::uint32_t, unsigned) { ++got_atoms; };
+      if (form == 0) {
+        d.decode(bytes.data(), bytes.size(), on_packet, on_error);
+      } else if (form == 1) {
+        d.decode(bytes.data(), bytes.size(), on_packet, on_error, on_atoms);
+      } else {
+        d.decode_part(bytes.data(), cut, on_packet, on_error);
+        d.decode_part(bytes.data() + cut, bytes.size() - cut, on_packet, on_error);
+        d.decode_end(on_packet, on_error);
+      }
+      CHECK(d.stats().packets == got + got_atoms);
+      CHECK(d.stats().errors == got_errors);
+      packets += got;
+      atoms += got_atoms;
+      errors += got_errors;
+    }
+  }
+  MESSAGE(packets << " packets, " << atoms << " atom packets apart, " << errors << " errors");
+  // The compact form has no whole-buffer loop: no atom packets apart.
+  if (tracecodec::detail::compact)
+    CHECK(atoms == 0);
+  else
+    CHECK(atoms > 10000);
+  CHECK(packets > 50000);
+  CHECK(errors > 50);
+}

@@ -226,7 +226,10 @@ class decoder {
         // stats(), the position and zero_tail_ catch up when the loop ends.
         const std::uint8_t* cur = cur_;
         const std::uint8_t* const end = end_;
-        std::uint64_t pos = pos_, packets = 0;
+        // stats_.packets is counted from the bytes passed when the loop ends: one packet per
+        // byte, less `extra`, the bytes of each packet after its first. So the one-byte
+        // packets (most of real trace) count nothing as they pass.
+        std::uint64_t pos = pos_, extra = 0;
         // zero_tail_ (the zeros an A-Sync may have lost to the packets before it) is not kept
         // up to date at every packet: it is counted back from a header that may begin an
         // A-Sync, and when the loop ends.
@@ -240,7 +243,7 @@ class decoder {
           x.size = n;
           cur = q;
           pos += n;
-          ++packets;
+          extra += n - 1;
           on_packet(static_cast<const packet&>(x));
         };
         // Packets here are at most 32 bytes long; a bound computed once keeps the test to one
@@ -269,7 +272,6 @@ class decoder {
             }
             ++cur;
             ++pos;
-            ++packets;
             continue;
           }
           switch (he.op) {
@@ -346,12 +348,12 @@ class decoder {
           if (r.status != parse_status::ok) break;
           cur += r.size;
           pos += r.size;
-          ++packets;
+          extra += r.size - 1;
           on_packet(static_cast<const packet&>(gp));
         }
+        stats_.packets += pos - pos_ - extra;
         cur_ = cur;
         pos_ = pos;
-        stats_.packets += packets;
         zero_tail_ = zeros_before(first, cur, ztail_before);
       }
       const decode_status s = next(p);
