@@ -642,13 +642,15 @@ TEST_CASE("an A-Sync whose first zeros earlier packets took is found by the whol
 
 // decoder_stats: the whole-buffer loop counts its packets from the bytes it passed (one per
 // packet, less the bytes after each packet's first), not one at a time. Whatever the form
-// (packets; atoms apart; in chunks), stats() counts exactly the packets and errors handed over.
+// (packets; atoms apart; in chunks, with atoms apart or not), stats() counts exactly the packets
+// and errors handed over.
 TEST_CASE("decoder_stats: packets and errors are what the consumer got, in every form") {
   std::mt19937_64 rng(1206);
   std::size_t packets = 0, atoms = 0, errors = 0;
   for (int t = 0; t < 300; ++t) {
     std::vector<std::uint8_t> bytes;
-    for (int k = 0; k < 1 + static_cast<int>(rng() % 6); ++k) {
+    const int samples = 1 + static_cast<int>(rng() % 6);
+    for (int k = 0; k < samples; ++k) {
       const std::vector<std::uint8_t> s = sample();
       bytes.insert(bytes.end(), s.begin(), s.end());
       // Atom runs, so that the whole-buffer loop (32 bytes ahead) takes many one-byte packets.
@@ -656,7 +658,7 @@ TEST_CASE("decoder_stats: packets and errors are what the consumer got, in every
       if (t % 3 == 1) bytes.push_back(static_cast<std::uint8_t>(rng()));  // errors, resync
     }
     std::size_t cut = rng() % (bytes.size() + 1);
-    for (int form = 0; form < 3; ++form) {
+    for (int form = 0; form < 4; ++form) {
       decoder<> d(regs);
       std::size_t got = 0, got_atoms = 0, got_errors = 0;
       auto on_packet = [&](const packet&) { ++got; };
@@ -666,10 +668,13 @@ TEST_CASE("decoder_stats: packets and errors are what the consumer got, in every
         d.decode(bytes.data(), bytes.size(), on_packet, on_error);
       } else if (form == 1) {
         d.decode(bytes.data(), bytes.size(), on_packet, on_error, on_atoms);
-      } else {
+      } else if (form == 2) {
         d.decode_part(bytes.data(), cut, on_packet, on_error);
         d.decode_part(bytes.data() + cut, bytes.size() - cut, on_packet, on_error);
         d.decode_end(on_packet, on_error);
+      } else {  // in two chunks with atoms apart, as the element reader decodes
+        d.decode(bytes.data(), cut, on_packet, on_error, on_atoms, decoder<>::input::more);
+        d.decode(bytes.data() + cut, bytes.size() - cut, on_packet, on_error, on_atoms);
       }
       CHECK(d.stats().packets == got + got_atoms);
       CHECK(d.stats().errors == got_errors);
