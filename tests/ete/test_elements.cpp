@@ -1306,7 +1306,8 @@ TEST_CASE("elements reader: Commits and Cancels without their elements match pus
 // the reader would have built, must be the elements a plain sink gets, in order, with the same
 // errors. Pieces in random order (transactions among them, so both paths run), and random
 // bytes, which cut the stream with errors and restarts. Under MAXSPEC > 0, and without
-// resolution, the hook is never called.
+// resolution, the hook is never called. A sink that also has atom_window(offset, word) gets
+// eight atom packets in a row there (their header bytes), taken here as the eight runs.
 TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink gets as elements") {
   struct atoms_sink {
     std::vector<element>* out;
@@ -1317,13 +1318,24 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
       ++*calls;
     }
   };
+  struct window_sink : atoms_sink {
+    std::size_t* windows;
+    void atom_window(std::uint64_t offset, std::uint64_t word) const {
+      for (unsigned i = 0; i < 8; ++i) {
+        const auto& h = tracecodec::ete::detail::atom_entries[static_cast<std::uint8_t>(word >> (8 * i))];
+        atoms(offset + i, h.atoms, h.atom_count);
+      }
+      ++*windows;
+    }
+  };
   std::mt19937 rng(19);
   const std::vector<bytes> pieces = {
       {0xF7}, {0xF6}, {0xDB}, {0xD9}, {0xFD}, {0xFA}, {0xDC}, {0xDF}, {0xC2}, {0xC0},  // atoms
+      {0xF7, 0xF6, 0xDB, 0xD9, 0xFD, 0xFA, 0xDC, 0xDF, 0xC2, 0xE5, 0xD5, 0xF5},     // twelve
       {0x30}, {0x95, 0x10}, {0x95, 0x24}, {0x71}, {0x72},  // Mispredict, address, events
       {0x0A}, {0x0B}, {0x00, 0x03},                        // TSTART, TCOMMIT, Discard
   };
-  std::size_t hooked = 0, atoms_in_tx = 0, errors = 0, compared = 0;
+  std::size_t hooked = 0, windows = 0, atoms_in_tx = 0, errors = 0, compared = 0;
   for (const registers& r : {regs(0), regs(0, true), regs(0, false, true), regs(4), regs(15, true)}) {
     const bool unspeculated = r.trcidr8 == 0;
     for (const bool resolve : {true, false}) {
@@ -1340,17 +1352,26 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
         CAPTURE(trial);
         CAPTURE(resolve);
         const read_result plain = read_runs(r, in, resolve);
-        read_result got;
-        std::size_t calls = 0;
+        read_result got, got_w;
+        std::size_t calls = 0, calls_w = 0, windows_here = 0;
         element_reader<> reader(r);
         reader.atom_runs(true);
         reader.decode(in.data(), in.size(), atoms_sink{&got.elements, &calls},
                       [&](const diagnostic& d) { got.errors.push_back(d); }, resolve);
+        element_reader<> reader_w(r);
+        reader_w.atom_runs(true);
+        reader_w.decode(in.data(), in.size(), window_sink{{&got_w.elements, &calls_w}, &windows_here},
+                        [&](const diagnostic& d) { got_w.errors.push_back(d); }, resolve);
         REQUIRE(errors_of(got) == errors_of(plain));
         REQUIRE(got.elements.size() == plain.elements.size());
         for (std::size_t i = 0; i < got.elements.size(); ++i) REQUIRE(got.elements[i] == plain.elements[i]);
+        REQUIRE(errors_of(got_w) == errors_of(plain));
+        REQUIRE(got_w.elements.size() == plain.elements.size());
+        for (std::size_t i = 0; i < got_w.elements.size(); ++i) REQUIRE(got_w.elements[i] == plain.elements[i]);
+        windows += windows_here;
         if (!(unspeculated && resolve)) {
           REQUIRE(calls == 0);
+          REQUIRE(calls_w == 0);
           continue;
         }
         // The Atom elements of transactions (committed or failed), which only operator() gets.
@@ -1367,10 +1388,13 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
     }
   }
   CHECK(compared == 600);
-  if (tracecodec::detail::compact)
+  if (tracecodec::detail::compact) {
     CHECK(hooked == 0);  // the compact form's decoder hands every packet over as a packet
-  else
+    CHECK(windows == 0);
+  } else {
     CHECK(hooked > 10000);  // atoms() calls
+    CHECK(windows > 1000);  // atom_window() calls
+  }
   CHECK(atoms_in_tx > 1000);  // Atom elements inside transactions, through operator()
   CHECK(errors > 50);
 }

@@ -1083,3 +1083,161 @@ TEST_CASE("flow: bits above an atom run do not change its analysis (process_atom
     CHECK(dirty > 10000);
   CHECK(differing == 0);
 }
+
+// Eight atom packets in a row go from the packet decoder's loop to the flow analyzer at once
+// (flow_analyzer::process_atom_window), replayed from the window memo when it holds them. The
+// reference is the analysis without the memo (flow_options::memo = false: every atom packet
+// through the block cache). Inputs: the first buffer of every corpus snapshot with memory,
+// with runs of 8-40 atom packets inserted before atom packets (copies of the atom headers
+// found there, or random ones), some followed by a Mispredict, Target Address or Exception
+// packet. Each input is decoded whole twice by the same decoder (the second time the memo
+// holds what the first kept) and in random chunks (the windows fall elsewhere), with the
+// return stack off as captured and forced on (no windows then).
+TEST_CASE("flow: windows of eight atom packets give the flow of one packet at a time") {
+  const std::vector<fs::path> snaps = corpus_snapshots();
+  if (snaps.empty()) return;
+  std::mt19937_64 rng(1207);
+  std::size_t inputs = 0, differing = 0, ranges = 0;
+  std::uint64_t window_hits = 0;
+  for (const fs::path& snap : snaps) {
+    const snapshot::loaded s = snapshot::load(snap.string());
+    if (!s.error.empty() || s.regions.empty() || s.buffers.empty() || s.buffers[0].data.empty()) continue;
+    CAPTURE(snap.filename().string());
+    program_image image(s.regions.data(), s.regions.size());
+    const std::vector<std::uint8_t>& base = s.buffers[0].data;
+    // Where the atom packets are (packet boundaries: an insertion there keeps the stream whole).
+    std::vector<std::size_t> atoms_at;
+    decoder<> packets(s.buffers[0].regs);
+    packets.decode(base.data(), base.size(), [&](const packet& p) {
+      if (p.atom_count != 0 && base[p.offset] >= 0xC0) atoms_at.push_back(p.offset);  // D9.2.10
+    }, [](const diagnostic&) {});
+    if (atoms_at.empty()) continue;
+    for (const bool rs : {false, true}) {
+      registers r = s.buffers[0].regs;
+      if (rs) {
+        r.trcidr0 |= 1u << 9;      // TRCIDR0.RETSTACK
+        r.trcconfigr |= 1u << 12;  // TRCCONFIGR.RS
+      }
+      flow_options windows{s.arch}, reference{s.arch};
+      reference.memo = false;
+      auto a = std::make_unique<flow_decoder<>>(r, image, windows);
+      auto c = std::make_unique<flow_decoder<>>(r, image, windows);
+      auto ref = std::make_unique<flow_decoder<>>(r, image, reference);
+      for (int it = 0; it < 12; ++it) {
+        std::vector<std::uint8_t> t = base;
+        std::vector<std::size_t> at;
+        for (int k = 0; k < 6; ++k) at.push_back(atoms_at[rng() % atoms_at.size()]);
+        std::sort(at.rbegin(), at.rend());  // from the end: the places before stay where they were
+        for (const std::size_t place : at) {
+          std::vector<std::uint8_t> run;
+          const std::size_t n = 8 + rng() % 33;
+          for (std::size_t i = 0; i < n; ++i)
+            run.push_back(rng() % 3 ? base[atoms_at[rng() % atoms_at.size()]]
+                                    : static_cast<std::uint8_t>(0xC0 | (rng() & 0x3f)));
+          const std::uint8_t address[2] = {0x95, static_cast<std::uint8_t>(rng() & 0x7f)};  // short, IS0
+          switch (rng() % 5) {
+            case 0: run.push_back(static_cast<std::uint8_t>(0x30 | (rng() & 3))); break;  // Mispredict
+            case 1: run.insert(run.end(), address, address + 2); break;
+            case 2:  // Exception (D5.13): its header, one info byte, then an address packet
+              run.push_back(0x06);
+              run.push_back(static_cast<std::uint8_t>(rng() & 0x7e));
+              run.insert(run.end(), address, address + 2);
+              break;
+            default: break;
+          }
+          t.insert(t.begin() + static_cast<std::ptrdiff_t>(place), run.begin(), run.end());
+        }
+        auto decode_whole = [&](flow_decoder<>& d, std::vector<flow_element>& f, std::vector<std::uint64_t>& e) {
+          d.reset();
+          d.decode(t.data(), t.size(), [&](const flow_element& x) { f.push_back(x); },
+                   [&](const diagnostic& x) { e.push_back(x.offset); });
+        };
+        std::vector<flow_element> f1, f2, fc, fr;
+        std::vector<std::uint64_t> e1, e2, ec, er;
+        decode_whole(*a, f1, e1);
+        decode_whole(*a, f2, e2);
+        decode_whole(*ref, fr, er);
+        c->reset();
+        for (std::size_t i = 0; i < t.size();) {
+          const std::size_t n = std::min<std::size_t>(t.size() - i, 1 + rng() % 200);
+          c->decode_part(t.data() + i, n, [&](const flow_element& x) { fc.push_back(x); },
+                         [&](const diagnostic& x) { ec.push_back(x.offset); });
+          i += n;
+        }
+        c->decode_end([&](const flow_element& x) { fc.push_back(x); },
+                      [&](const diagnostic& x) { ec.push_back(x.offset); });
+        ++inputs;
+        for (const flow_element& f : fr) ranges += f.kind == flow_kind::instruction_range;
+        CAPTURE(it);
+        CHECK(f1 == fr);  // whole, the first time
+        CHECK(e1 == er);
+        CHECK(f2 == fr);  // whole again: the windows the first time kept
+        CHECK(e2 == er);
+        CHECK(fc == fr);  // in chunks
+        CHECK(ec == er);
+        differing += !(f1 == fr && e1 == er && f2 == fr && e2 == er && fc == fr && ec == er);
+      }
+      const std::uint64_t hits = a->analysis().window_hits() + c->analysis().window_hits();
+      if (rs) CHECK(hits == 0);  // the return stack makes atoms depend on more than the key
+      window_hits += hits;
+    }
+  }
+  MESSAGE(inputs << " inputs, " << ranges << " instruction ranges, " << window_hits << " windows from the memo");
+  CHECK(inputs >= 100);
+  CHECK(ranges > 100000);
+  CHECK(differing == 0);
+  if (tracecodec::detail::compact)  // no whole-buffer loop: no windows
+    CHECK(window_hits == 0);
+  else
+    CHECK(window_hits > 5000);
+}
+
+// flow_decoder::invalidate() after the image's contents changed: what the block cache, the
+// memo and the window memo hold goes, so the flow is a new decoder's over the new contents.
+// The first corpus snapshot whose trace the window memo replays, its memory copied, decoded,
+// then every seventh word of the copy made an A64 NOP.
+TEST_CASE("flow: invalidate() forgets the blocks, the memo and the windows") {
+  if (tracecodec::detail::compact) return;  // no windows there; the memo is tested above
+  const std::vector<fs::path> snaps = corpus_snapshots();
+  if (snaps.empty()) return;
+  bool tested = false;
+  for (const fs::path& snap : snaps) {
+    const snapshot::loaded s = snapshot::load(snap.string());
+    if (!s.error.empty() || s.regions.empty() || s.buffers.empty() || s.buffers[0].data.empty()) continue;
+    CAPTURE(snap.filename().string());
+    std::vector<std::vector<std::uint8_t>> bytes;
+    std::vector<memory_region> regions = s.regions;
+    for (memory_region& m : regions) {
+      bytes.emplace_back(m.data, m.data + m.size);
+      m.data = bytes.back().data();
+    }
+    program_image image(regions.data(), regions.size());
+    const flow_options o{s.arch};
+    const std::vector<std::uint8_t>& t = s.buffers[0].data;
+    auto decode = [&](flow_decoder<>& d) {
+      std::vector<flow_element> f;
+      d.reset();
+      d.decode(t.data(), t.size(), [&](const flow_element& x) { f.push_back(x); }, [](const diagnostic&) {});
+      return f;
+    };
+    auto a = std::make_unique<flow_decoder<>>(s.buffers[0].regs, image, o);
+    const std::vector<flow_element> before = decode(*a);
+    decode(*a);
+    if (a->analysis().window_hits() == 0) continue;
+    for (std::vector<std::uint8_t>& b : bytes)
+      for (std::size_t i = 0; i + 4 <= b.size(); i += 28) {
+        b[i] = 0x1f;  // NOP, 0xd503201f
+        b[i + 1] = 0x20;
+        b[i + 2] = 0x03;
+        b[i + 3] = 0xd5;
+      }
+    a->invalidate();
+    const std::vector<flow_element> after = decode(*a);
+    auto fresh = std::make_unique<flow_decoder<>>(s.buffers[0].regs, image, o);
+    CHECK(after == decode(*fresh));
+    CHECK(after != before);  // the new contents change the flow
+    tested = true;
+    break;
+  }
+  CHECK(tested);
+}

@@ -52,7 +52,9 @@ class element_reader {
   // (count, atom_bits) an Atom element would carry, not built: those the decode loop hands over
   // whole (not at the input's tail, nor in the compact form) while every element is committed
   // as it comes (MAXSPEC 0, outside a transaction). Always as a run, whatever atom_runs() says;
-  // the sink's operator() still gets the other atoms as Atom elements.
+  // the sink's operator() still gets the other atoms as Atom elements. A sink that also has
+  // atom_window(offset, word) gets eight such atom packets in a row there instead, their
+  // header bytes in `word` (offset's in the low byte): those the decode loop finds together.
   template <class OnElement, class OnError>
   constexpr void decode(const std::uint8_t* data, std::size_t size, OnElement&& on_element,
                         OnError&& on_error, bool resolve = true) noexcept {
@@ -137,48 +139,80 @@ class element_reader {
       else
         on_element(e);
     };
-    packets_.decode(
-        data, size,
-        [&](const packet& p) TRACECODEC_HOT_LAMBDA {
-          // An Exception packet is two bytes; the address packet after it is a packet of its
-          // own (D5.13), which this decoder reads with it.
-          last_packet_ = p.offset + (is_exception(p.kind) && p.size > 3 ? 2u : 0u);
-          if constexpr (Mode == mode::resolved) {
-            // A Commit packet makes one Commit element (D9.2.8.2), a Cancel format 1 without
-            // a mispredict one Cancel element (D9.2.8.4); the resolver acts on either at once
-            // (D9.3.3.1, D9.3.4.1): no element is built for them.
-            if (p.kind == packet_kind::commit) {
-              elements_.lower_depth(p.count);
-              resolve_.commit_now(p.count, on_element, on_error);
-              return;
-            }
-            if (p.kind == packet_kind::cancel_f1 && !p.is(packet_flag::mispredict)) {
-              elements_.lower_depth(p.count);
-              resolve_.cancel_now(p.count, on_element, on_error);
-              return;
-            }
-          }
-          elements_.process_non_atom(p, to_resolver);
-        },
-        [&](const diagnostic& d) { after_error<Mode>(d, on_element, on_error); },
-        [&](std::uint64_t offset, std::uint32_t bits, unsigned count) TRACECODEC_HOT_LAMBDA {
-          last_packet_ = offset;
-          if constexpr (Mode == mode::unspeculated && requires { on_element.atoms(offset, bits, count); }) {
-            if (!resolve_.in_transaction()) {
-              on_element.atoms(offset, bits, count);
-              return;
-            }
-            // The transaction stage holds them. Straight there, not through push_unspeculated():
-            // its path for elements outside a transaction would put a second copy of the sink's
-            // handling of atoms in the decode loop.
-            elements_.template atoms<false>(offset, bits, count, [&](const element& e) {
-              resolve_.push_atom_in_transaction(e, on_element, on_error);
-            });
+    auto on_packet = [&](const packet& p) TRACECODEC_HOT_LAMBDA {
+      // An Exception packet is two bytes; the address packet after it is a packet of its
+      // own (D5.13), which this decoder reads with it.
+      last_packet_ = p.offset + (is_exception(p.kind) && p.size > 3 ? 2u : 0u);
+      if constexpr (Mode == mode::resolved) {
+        // A Commit packet makes one Commit element (D9.2.8.2), a Cancel format 1 without
+        // a mispredict one Cancel element (D9.2.8.4); the resolver acts on either at once
+        // (D9.3.3.1, D9.3.4.1): no element is built for them.
+        if (p.kind == packet_kind::commit) {
+          elements_.lower_depth(p.count);
+          resolve_.commit_now(p.count, on_element, on_error);
+          return;
+        }
+        if (p.kind == packet_kind::cancel_f1 && !p.is(packet_flag::mispredict)) {
+          elements_.lower_depth(p.count);
+          resolve_.cancel_now(p.count, on_element, on_error);
+          return;
+        }
+      }
+      elements_.process_non_atom(p, to_resolver);
+    };
+    auto on_packet_error = [&](const diagnostic& d) { after_error<Mode>(d, on_element, on_error); };
+    auto on_atoms = [&](std::uint64_t offset, std::uint32_t bits,
+                        unsigned count) TRACECODEC_HOT_LAMBDA {
+      last_packet_ = offset;
+      if constexpr (Mode == mode::unspeculated && requires { on_element.atoms(offset, bits, count); }) {
+        if (!resolve_.in_transaction()) {
+          on_element.atoms(offset, bits, count);
+          return;
+        }
+        // The transaction stage holds them. Straight there, not through push_unspeculated():
+        // its path for elements outside a transaction would put a second copy of the sink's
+        // handling of atoms in the decode loop.
+        elements_.template atoms<false>(offset, bits, count, [&](const element& e) {
+          resolve_.push_atom_in_transaction(e, on_element, on_error);
+        });
+        return;
+      }
+      elements_.template atoms<Mode != mode::unspeculated>(offset, bits, count, to_resolver);
+    };
+    if constexpr (Mode == mode::unspeculated &&
+                  requires { on_element.atoms(std::uint64_t{}, std::uint32_t{}, 0u); } &&
+                  requires { on_element.atom_window(std::uint64_t{}, std::uint64_t{}); }) {
+      // A sink with members atoms() and atom_window(offset, header bytes) gets eight atom
+      // packets in a row at once, outside a transaction (where atoms() would get them).
+      struct with_windows {
+        decltype(on_atoms) atoms;  // a copy: its captures one load away, not two
+        element_reader& reader;
+        OnElement& sink;
+        TRACECODEC_HOT constexpr void operator()(std::uint64_t offset, std::uint32_t bits,
+                                                 unsigned count) const noexcept {
+          atoms(offset, bits, count);
+        }
+        TRACECODEC_HOT constexpr void window(std::uint64_t offset, std::uint64_t word) const noexcept {
+          if (!reader.resolve_.in_transaction()) {
+            reader.last_packet_ = offset + 7;
+            sink.atom_window(offset, word);
             return;
           }
-          elements_.template atoms<Mode != mode::unspeculated>(offset, bits, count, to_resolver);
-        },
-        end);
+          apart(offset, word);
+        }
+        // Inside a transaction, the packets one at a time (to the transaction stage). Out of
+        // line: eight copies of that path would swell the decode loop.
+        TRACECODEC_OUT_OF_LINE constexpr void apart(std::uint64_t offset, std::uint64_t word) const noexcept {
+          for (unsigned i = 0; i < 8; ++i) {
+            const header_entry& h = detail::atom_entries[static_cast<std::uint8_t>(word >> (8 * i))];
+            atoms(offset + i, h.atoms, h.atom_count);
+          }
+        }
+      };
+      packets_.decode(data, size, on_packet, on_packet_error, with_windows{on_atoms, *this, on_element}, end);
+    } else {
+      packets_.decode(data, size, on_packet, on_packet_error, on_atoms, end);
+    }
   }
 
   // A decoder diagnostic. The decoder resumes at the next A-Sync; the element layers start

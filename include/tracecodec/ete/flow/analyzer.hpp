@@ -16,6 +16,7 @@
 #include "../element/element.hpp"
 #include "../error.hpp"
 #include "../packet/config.hpp"
+#include "../packet/header_table.hpp"
 #include "element.hpp"
 #include "image.hpp"
 
@@ -45,6 +46,9 @@ struct flow_options {
 // Atoms of the longest atom element the memo keeps (an ETE atom packet of format 1-5 has at
 // most 5; most have 3, D5.2).
 inline constexpr unsigned flow_memo_atoms = 5;
+// Elements the memo keeps at most for a window of eight atom packets (a window that gives
+// more goes a packet at a time): flow_analyzer::process_atom_window.
+inline constexpr unsigned flow_window_elements = 32;
 
 namespace detail {
 
@@ -93,6 +97,28 @@ struct flow_memo {
 };
 
 static_assert(sizeof(flow_memo) == 40);
+
+// Eight atom packets in a row (flow_analyzer::process_atom_window), keyed by their header
+// bytes, where they start, and the instruction set, memory space and address width
+// (`context`): the elements they gave (kept in flow_analyzer::ranges_, the last one the range
+// held at the end) and the state after them, whose fields are in flow_memo's order so that a
+// replay copies them the same way. Only with flow_options::memo, from a fully synchronized
+// state without TRCCONFIGR.RS, where the analysis of atoms depends on nothing else but the
+// image's contents (flow_analyzer::invalidate forgets the windows).
+struct flow_window {
+  std::uint64_t word = 0;
+  std::uint64_t start = 0;
+  std::uint64_t next = 0;
+  std::uint64_t branch_target = 0;
+  arm::instruction_set next_set = arm::instruction_set::a64;
+  arm::instruction_set branch_next_set = arm::instruction_set::a64;
+  bool awaiting = false;
+  std::uint8_t sync = 0;
+  std::uint8_t count = 0;  // elements; 0: empty; not_kept: a packet at a time
+  std::uint64_t context = 0;
+  std::uint8_t at[flow_window_elements]{};  // each element's packet: offset - the first's
+  static constexpr std::uint8_t not_kept = 0xff;
+};
 
 struct return_stack_entry {
   std::uint64_t address = 0;
@@ -188,6 +214,7 @@ class flow_analyzer {
   constexpr void invalidate() noexcept {
     for (auto& b : cache_) b.set = 0xff;
     for (auto& m : memo_) m.key = 0;
+    for (auto& w : windows_) w.count = 0;
     image_->invalidate();
   }
 
@@ -275,6 +302,55 @@ class flow_analyzer {
     e.atom_bits = bits;
     process_rest(e, out);
   }
+  // process_atoms() of eight atom packets in a row at offset..offset+7, their header bytes in
+  // `word` (the first in its low byte): with the memo (flow_options::memo) and without
+  // TRCCONFIGR.RS, from a fully synchronized state, one lookup and the elements replayed when
+  // the window memo holds them for this start, else analyzed a packet at a time and kept.
+  template <class Out>
+  TRACECODEC_HOT constexpr void process_atom_window(std::uint64_t offset, std::uint64_t word, Out& out) noexcept {
+    if (q_pending_ || memo_atoms_ == 0 || cfg().rs) {
+      window_apart(offset, word, out);
+      return;
+    }
+    if (pending_) flush_range(out);
+    if (sync_ != sync::full || awaiting_target_) {
+      window_apart(offset, word, out);
+      return;
+    }
+    const std::uint64_t context = static_cast<std::uint64_t>(set_) << 40 | memo_context_;
+    const std::size_t index =
+        static_cast<std::size_t>(((addr_ ^ word ^ context) * 0x9e3779b97f4a7c15u) >> (64 - window_bits));
+    detail::flow_window& m = windows_[index];
+    if (m.word != word || m.start != addr_ || m.context != context || m.count == 0) {
+      window_record(offset, word, context, m, index, out);
+      return;
+    }
+    if (m.count == detail::flow_window::not_kept) {  // such as too many elements
+      window_apart(offset, word, out);
+      return;
+    }
+    ++window_hits_;
+    const std::size_t first = window_first + index * flow_window_elements;
+    const unsigned last = m.count - 1u;
+    for (unsigned i = 0; i < last; ++i) {
+      flow_element& f = ranges_[first + i];
+      f.offset = offset + m.at[i];
+      out(static_cast<const flow_element&>(f));
+    }
+    flow_element& h = ranges_[first + last];
+    h.offset = offset + m.at[last];
+    pending_ = true;
+    held_at_ = static_cast<std::uint32_t>(first + last);
+    addr_ = m.next;  // in the members' order (flow_window)
+    branch_target_ = m.branch_target;
+    set_ = m.next_set;
+    branch_next_set_ = m.branch_next_set;
+    awaiting_target_ = m.awaiting;
+    sync_ = static_cast<sync>(m.sync);
+    branch_set_ = h.isa;
+  }
+  // Window replays (process_atom_window) since construction.
+  constexpr std::uint64_t window_hits() const noexcept { return window_hits_; }
 
  private:
   // The rest, out of line: process() is inlined at each of the packet decoder's calls to its
@@ -382,9 +458,10 @@ class flow_analyzer {
 
  private:
   // flush() where no context or Q is held (atoms(): process() sends atoms there only then,
-  // process_rest() after a flush(), and an atom's analysis holds none).
+  // process_rest() after a flush(), and an atom's analysis holds none). Forced inline: with
+  // the window path's call as well, GCC put it out of line, a call at every atom packet.
   template <class Out>
-  constexpr void flush_range(Out& out) noexcept {
+  TRACECODEC_HOT constexpr void flush_range(Out& out) noexcept {
     if (pending_) {
       pending_ = false;
       const flow_element& h = held();
@@ -400,6 +477,65 @@ class flow_analyzer {
       }
     }
     release_passive(out);
+  }
+
+  // A window's packets one at a time (D9.2.10 gives each header's atoms). Out of line: eight
+  // copies of the atom path would swell the decode loop it is called from.
+  template <class Out>
+  TRACECODEC_OUT_OF_LINE constexpr void window_apart(std::uint64_t offset, std::uint64_t word, Out& out) noexcept {
+    for (unsigned i = 0; i < 8; ++i) {
+      const header_entry& a = detail::atom_entries[static_cast<std::uint8_t>(word >> (8 * i))];
+      process_atoms(offset + i, a.atoms, a.atom_count, out);
+    }
+  }
+  // A window the memo does not hold: its packets one at a time, every element they give copied
+  // as it goes out. The window is kept when they were all ranges (and the exception returns
+  // their flushes imply), at most flow_window_elements with the range held at the end; else it
+  // is marked not_kept, and goes a packet at a time when it comes again. The caller checked
+  // what makes the analysis depend on the key alone (flow_window).
+  template <class Out>
+  TRACECODEC_OUT_OF_LINE constexpr void window_record(std::uint64_t offset, std::uint64_t word,
+                                                      std::uint64_t context, detail::flow_window& m,
+                                                      std::size_t index, Out& out) noexcept {
+    m.count = 0;
+    const std::uint64_t start = addr_;
+    flow_element* const kept = &ranges_[window_first + index * flow_window_elements];
+    unsigned n = 0;
+    bool keep = true;
+    auto record = [&](const flow_element& f) {
+      if (n < flow_window_elements &&
+          (f.kind == flow_kind::instruction_range || f.kind == flow_kind::exception_return)) {
+        kept[n] = f;
+        m.at[n] = static_cast<std::uint8_t>(f.offset - offset);
+      } else {
+        keep = false;
+      }
+      ++n;
+      out(f);
+    };
+    for (unsigned i = 0; i < 8; ++i) {
+      const header_entry& a = detail::atom_entries[static_cast<std::uint8_t>(word >> (8 * i))];
+      atoms(offset + i, a.atoms, a.atom_count, record);
+    }
+    // A held range at the end means the last packet's atoms were analyzed, which leaves the
+    // state full or waiting for a target (follow()). Every element's offset is one of the
+    // window's (its packet's).
+    m.word = word;
+    m.start = start;
+    m.context = context;
+    if (!keep || !pending_ || n >= flow_window_elements) {
+      m.count = detail::flow_window::not_kept;
+      return;
+    }
+    kept[n] = held();
+    m.at[n] = static_cast<std::uint8_t>(held().offset - offset);
+    m.next = addr_;
+    m.branch_target = branch_target_;
+    m.next_set = set_;
+    m.branch_next_set = branch_next_set_;
+    m.awaiting = awaiting_target_;
+    m.sync = static_cast<std::uint8_t>(sync_);
+    m.count = static_cast<std::uint8_t>(n + 1);
   }
 
   enum class sync : std::uint8_t { none, address, context, full };  // D9.5 sync states
@@ -1332,8 +1468,14 @@ class flow_analyzer {
   std::uint64_t memo_hits_ = 0;
   std::uint64_t memo_context_ = memo_context();  // kept with space_ and addr_mask_
   detail::flow_memo memo_[std::size_t{1} << memo_bits]{};
-  // [0]: the held range of the analyzer's own; [1 + i * flow_memo_atoms, ...]: memo_[i]'s ranges.
-  flow_element ranges_[1 + (std::size_t{1} << memo_bits) * flow_memo_atoms]{};
+  // The window memo: a sixteenth as many entries as the block cache (at least 2), direct mapped.
+  static constexpr unsigned window_bits = cache_bits > 5 ? cache_bits - 4 : 1;
+  static constexpr std::size_t window_first = 1 + (std::size_t{1} << memo_bits) * flow_memo_atoms;
+  std::uint64_t window_hits_ = 0;
+  detail::flow_window windows_[std::size_t{1} << window_bits]{};
+  // [0]: the held range of the analyzer's own; [1 + i * flow_memo_atoms, ...]: memo_[i]'s
+  // ranges; [window_first + i * flow_window_elements, ...]: windows_[i]'s elements.
+  flow_element ranges_[window_first + (std::size_t{1} << window_bits) * flow_window_elements]{};
 };
 
 }  // namespace tracecodec::ete

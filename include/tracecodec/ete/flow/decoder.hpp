@@ -93,6 +93,9 @@ class flow_decoder {
     TRACECODEC_HOT constexpr void atoms(std::uint64_t offset, std::uint32_t bits, unsigned count) const noexcept {
       flow.process_atoms(offset, bits, count, on_flow);
     }
+    TRACECODEC_HOT constexpr void atom_window(std::uint64_t offset, std::uint64_t word) const noexcept {
+      flow.process_atom_window(offset, word, on_flow);
+    }
   };
   template <class OnFlow>
   constexpr auto element_sink(OnFlow& on_flow) noexcept {

@@ -72,6 +72,19 @@ TRACECODEC_FLAT constexpr header_entry atom_entry(std::uint8_t h) noexcept {
                static_cast<std::uint8_t>(e + 1));
 }
 
+// atom_entry() of every atom header h, at [h & 0x3f]: for the layers that have a run of atom
+// header bytes but not the decoder's table (atom headers mean the same in every
+// configuration).
+struct atom_entry_table {
+  header_entry entry[64];
+  constexpr const header_entry& operator[](std::uint8_t h) const noexcept { return entry[h & 0x3fu]; }
+};
+inline constexpr atom_entry_table atom_entries = [] {
+  atom_entry_table t{};
+  for (unsigned h = 0; h < 64; ++h) t.entry[h] = atom_entry(static_cast<std::uint8_t>(0xc0 | h));
+  return t;
+}();
+
 // The encoder's atom path (D9.2.10): from an atom packet's fields to its header by one
 // multiply and two loads. The key packs atoms (bits 0-31), kind (32-39) and atom_count
 // (40-47), as struct packet stores them; multiplying by atom_hash_multiplier and keeping the
