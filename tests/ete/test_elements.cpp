@@ -1321,10 +1321,8 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
   struct window_sink : atoms_sink {
     std::size_t* windows;
     void atom_window(std::uint64_t offset, std::uint64_t word) const {
-      for (unsigned i = 0; i < 8; ++i) {
-        const auto& h = tracecodec::ete::detail::atom_entries[static_cast<std::uint8_t>(word >> (8 * i))];
-        atoms(offset + i, h.atoms, h.atom_count);
-      }
+      tracecodec::ete::detail::each_atom_packet(
+          offset, word, [&](std::uint64_t at, std::uint32_t bits, unsigned n) { atoms(at, bits, n); });
       ++*windows;
     }
   };

@@ -203,10 +203,7 @@ class element_reader {
         // Inside a transaction, the packets one at a time (to the transaction stage). Out of
         // line: eight copies of that path would swell the decode loop.
         TRACECODEC_OUT_OF_LINE constexpr void apart(std::uint64_t offset, std::uint64_t word) const noexcept {
-          for (unsigned i = 0; i < 8; ++i) {
-            const header_entry& h = detail::atom_entries[static_cast<std::uint8_t>(word >> (8 * i))];
-            atoms(offset + i, h.atoms, h.atom_count);
-          }
+          detail::each_atom_packet(offset, word, atoms);
         }
       };
       packets_.decode(data, size, on_packet, on_packet_error, with_windows{on_atoms, *this, on_element}, end);

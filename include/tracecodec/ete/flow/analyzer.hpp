@@ -339,15 +339,7 @@ class flow_analyzer {
     }
     flow_element& h = ranges_[first + last];
     h.offset = offset + m.at[last];
-    pending_ = true;
-    held_at_ = static_cast<std::uint32_t>(first + last);
-    addr_ = m.next;  // in the members' order (flow_window)
-    branch_target_ = m.branch_target;
-    set_ = m.next_set;
-    branch_next_set_ = m.branch_next_set;
-    awaiting_target_ = m.awaiting;
-    sync_ = static_cast<sync>(m.sync);
-    branch_set_ = h.isa;
+    hold_replayed(m, first + last, h);
   }
   // Window replays (process_atom_window) since construction.
   constexpr std::uint64_t window_hits() const noexcept { return window_hits_; }
@@ -483,10 +475,9 @@ class flow_analyzer {
   // copies of the atom path would swell the decode loop it is called from.
   template <class Out>
   TRACECODEC_OUT_OF_LINE constexpr void window_apart(std::uint64_t offset, std::uint64_t word, Out& out) noexcept {
-    for (unsigned i = 0; i < 8; ++i) {
-      const header_entry& a = detail::atom_entries[static_cast<std::uint8_t>(word >> (8 * i))];
-      process_atoms(offset + i, a.atoms, a.atom_count, out);
-    }
+    detail::each_atom_packet(offset, word, [&](std::uint64_t at, std::uint32_t bits, unsigned n) {
+      process_atoms(at, bits, n, out);
+    });
   }
   // A window the memo does not hold: its packets one at a time, every element they give copied
   // as it goes out. The window is kept when they were all ranges (and the exception returns
@@ -513,10 +504,9 @@ class flow_analyzer {
       ++n;
       out(f);
     };
-    for (unsigned i = 0; i < 8; ++i) {
-      const header_entry& a = detail::atom_entries[static_cast<std::uint8_t>(word >> (8 * i))];
-      atoms(offset + i, a.atoms, a.atom_count, record);
-    }
+    detail::each_atom_packet(offset, word, [&](std::uint64_t at, std::uint32_t bits, unsigned n) {
+      atoms(at, bits, n, record);
+    });
     // A held range at the end means the last packet's atoms were analyzed, which leaves the
     // state full or waiting for a target (follow()). Every element's offset is one of the
     // window's (its packet's).
@@ -529,16 +519,37 @@ class flow_analyzer {
     }
     kept[n] = held();
     m.at[n] = static_cast<std::uint8_t>(held().offset - offset);
+    keep_after(m);
+    m.count = static_cast<std::uint8_t>(n + 1);
+  }
+
+  enum class sync : std::uint8_t { none, address, context, full };  // D9.5 sync states
+
+  // The state after an atom's range held (follow(): full, or waiting for a target), kept in a
+  // memo entry or window (flow_memo, flow_window: the same fields), and set again when it is
+  // replayed, with its last range h = ranges_[at] held. Members and fields are in the same order,
+  // so that the copies can be a few wide moves.
+  template <class Entry>
+  constexpr void keep_after(Entry& m) const noexcept {
     m.next = addr_;
     m.branch_target = branch_target_;
     m.next_set = set_;
     m.branch_next_set = branch_next_set_;
     m.awaiting = awaiting_target_;
     m.sync = static_cast<std::uint8_t>(sync_);
-    m.count = static_cast<std::uint8_t>(n + 1);
   }
-
-  enum class sync : std::uint8_t { none, address, context, full };  // D9.5 sync states
+  template <class Entry>
+  TRACECODEC_HOT constexpr void hold_replayed(const Entry& m, std::size_t at, const flow_element& h) noexcept {
+    pending_ = true;
+    held_at_ = static_cast<std::uint32_t>(at);
+    addr_ = m.next;
+    branch_target_ = m.branch_target;
+    set_ = m.next_set;
+    branch_next_set_ = m.branch_next_set;
+    awaiting_target_ = m.awaiting;
+    sync_ = static_cast<sync>(m.sync);
+    branch_set_ = h.isa;
+  }
 
   // Elements that are not execution and change no analysis state: they may wait behind a
   // held context or range.
@@ -940,15 +951,7 @@ class flow_analyzer {
     }
     flow_element& h = ranges_[first + n - 1];
     h.offset = offset;
-    pending_ = true;
-    held_at_ = static_cast<std::uint32_t>(first + n - 1);
-    addr_ = m.next;  // in the members' order (flow_memo)
-    branch_target_ = m.branch_target;
-    set_ = m.next_set;
-    branch_next_set_ = m.branch_next_set;
-    awaiting_target_ = m.awaiting;
-    sync_ = static_cast<sync>(m.sync);  // as follow()
-    branch_set_ = h.isa;
+    hold_replayed(m, first + n - 1, h);
     return last + 1;
   }
 
@@ -995,12 +998,7 @@ class flow_analyzer {
           if (keep) {  // the held range and the state hold() and follow() left
             memo_ranges[i] = own_held();
             if (taken && b.link && b.type != arm::instruction_type::other && cfg().rs) memo->pushes |= 1u << i;
-            memo->next = addr_;
-            memo->next_set = set_;
-            memo->awaiting = awaiting_target_;
-            memo->sync = static_cast<std::uint8_t>(awaiting_target_ ? sync::context : sync::full);
-            memo->branch_target = branch_target_;
-            memo->branch_next_set = branch_next_set_;
+            keep_after(*memo);
             memo->key = key;
           }
         }
