@@ -34,7 +34,7 @@ totals follow(const registers& regs, const std::uint8_t* trace, std::size_t size
   const memory_region regions[] = {
       {0x400000, reinterpret_cast<const std::uint8_t*>(code), sizeof code, memory_space::any}};
   program_image image(regions, 1);
-  // ~1.2 MiB with its block cache, atom memos and queue: on the heap (or static), not on the stack.
+  // ~1.7 MiB with its block cache, atom memos and queue: on the heap (or static), not on the stack.
   auto flow = std::make_unique<flow_decoder<>>(regs, image);
   totals t;
   flow->decode(trace, size,

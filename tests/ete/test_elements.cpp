@@ -1307,7 +1307,9 @@ TEST_CASE("elements reader: Commits and Cancels without their elements match pus
 // errors. Pieces in random order (transactions among them, so both paths run), and random
 // bytes, which cut the stream with errors and restarts. Under MAXSPEC > 0, and without
 // resolution, the hook is never called. A sink that also has atom_window(offset, word) gets
-// eight atom packets in a row there (their header bytes), taken here as the eight runs.
+// two to eight atom packets in a row there (their header bytes, zero bytes above the last),
+// taken here as that many runs: each window's bytes must be the input's at its offset, every
+// length from 2 to 8 must come.
 TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink gets as elements") {
   struct atoms_sink {
     std::vector<element>* out;
@@ -1320,9 +1322,19 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
   };
   struct window_sink : atoms_sink {
     std::size_t* windows;
+    const bytes* in;
+    std::size_t* lengths;  // [9]: windows of each length
+    std::size_t* wrong;    // windows whose bytes are not the input's atom headers at offset
     void atom_window(std::uint64_t offset, std::uint64_t word) const {
+      unsigned n = 0;
+      while (n < 8 && (word >> (8 * n) & 0xff) != 0) ++n;
+      bool same = n >= 2 && (n == 8 || word >> (8 * n) == 0) && offset + n <= in->size();
+      for (unsigned i = 0; same && i < n; ++i)
+        same = (*in)[offset + i] == (word >> (8 * i) & 0xff) && (*in)[offset + i] >= 0xC0;  // D9.2.10
+      *wrong += !same;
+      ++lengths[n];
       tracecodec::ete::detail::each_atom_packet(
-          offset, word, [&](std::uint64_t at, std::uint32_t bits, unsigned n) { atoms(at, bits, n); });
+          offset, word, [&](std::uint64_t at, std::uint32_t bits, unsigned k) { atoms(at, bits, k); });
       ++*windows;
     }
   };
@@ -1334,6 +1346,7 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
       {0x0A}, {0x0B}, {0x00, 0x03},                        // TSTART, TCOMMIT, Discard
   };
   std::size_t hooked = 0, windows = 0, atoms_in_tx = 0, errors = 0, compared = 0;
+  std::size_t lengths[9] = {}, wrong_windows = 0;
   for (const registers& r : {regs(0), regs(0, true), regs(0, false, true), regs(4), regs(15, true)}) {
     const bool unspeculated = r.trcidr8 == 0;
     for (const bool resolve : {true, false}) {
@@ -1358,7 +1371,8 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
                       [&](const diagnostic& d) { got.errors.push_back(d); }, resolve);
         element_reader<> reader_w(r);
         reader_w.atom_runs(true);
-        reader_w.decode(in.data(), in.size(), window_sink{{&got_w.elements, &calls_w}, &windows_here},
+        reader_w.decode(in.data(), in.size(),
+                        window_sink{{&got_w.elements, &calls_w}, &windows_here, &in, lengths, &wrong_windows},
                         [&](const diagnostic& d) { got_w.errors.push_back(d); }, resolve);
         REQUIRE(errors_of(got) == errors_of(plain));
         REQUIRE(got.elements.size() == plain.elements.size());
@@ -1392,7 +1406,13 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
   } else {
     CHECK(hooked > 10000);  // atoms() calls
     CHECK(windows > 1000);  // atom_window() calls
+    for (unsigned n = 2; n <= 8; ++n) {
+      CAPTURE(n);
+      CHECK(lengths[n] > 50);
+    }
   }
+  CHECK(lengths[0] + lengths[1] == 0);
+  CHECK(wrong_windows == 0);
   CHECK(atoms_in_tx > 1000);  // Atom elements inside transactions, through operator()
   CHECK(errors > 50);
 }

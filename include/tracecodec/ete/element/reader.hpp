@@ -53,8 +53,9 @@ class element_reader {
   // whole (not at the input's tail, nor in the compact form) while every element is committed
   // as it comes (MAXSPEC 0, outside a transaction). Always as a run, whatever atom_runs() says;
   // the sink's operator() still gets the other atoms as Atom elements. A sink that also has
-  // atom_window(offset, word) gets eight such atom packets in a row there instead, their
-  // header bytes in `word` (offset's in the low byte): those the decode loop finds together.
+  // atom_window(offset, word) gets two to eight such atom packets in a row there instead, their
+  // header bytes in `word` (offset's in the low byte, zero bytes above the last): those the
+  // decode loop finds together.
   template <class OnElement, class OnError>
   constexpr void decode(const std::uint8_t* data, std::size_t size, OnElement&& on_element,
                         OnError&& on_error, bool resolve = true) noexcept {
@@ -182,7 +183,7 @@ class element_reader {
     if constexpr (Mode == mode::unspeculated &&
                   requires { on_element.atoms(std::uint64_t{}, std::uint32_t{}, 0u); } &&
                   requires { on_element.atom_window(std::uint64_t{}, std::uint64_t{}); }) {
-      // A sink with members atoms() and atom_window(offset, header bytes) gets eight atom
+      // A sink with members atoms() and atom_window(offset, header bytes) gets two to eight atom
       // packets in a row at once, outside a transaction (where atoms() would get them).
       struct with_windows {
         decltype(on_atoms) atoms;  // a copy: its captures one load away, not two
@@ -194,14 +195,15 @@ class element_reader {
         }
         TRACECODEC_HOT constexpr void window(std::uint64_t offset, std::uint64_t word) const noexcept {
           if (!reader.resolve_.in_transaction()) {
-            reader.last_packet_ = offset + 7;
+            // The last header is the word's highest nonzero byte (each is 0xC0 or more).
+            reader.last_packet_ = offset + (63u - static_cast<unsigned>(__builtin_clzll(word))) / 8;
             sink.atom_window(offset, word);
             return;
           }
           apart(offset, word);
         }
         // Inside a transaction, the packets one at a time (to the transaction stage). Out of
-        // line: eight copies of that path would swell the decode loop.
+        // line: copies of that path would swell the decode loop.
         TRACECODEC_OUT_OF_LINE constexpr void apart(std::uint64_t offset, std::uint64_t word) const noexcept {
           detail::each_atom_packet(offset, word, atoms);
         }

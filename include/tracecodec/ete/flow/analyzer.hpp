@@ -46,7 +46,7 @@ struct flow_options {
 // Atoms of the longest atom element the memo keeps (an ETE atom packet of format 1-5 has at
 // most 5; most have 3, D5.2).
 inline constexpr unsigned flow_memo_atoms = 5;
-// Elements the memo keeps at most for a window of eight atom packets (a window that gives
+// Elements the memo keeps at most for a window of two to eight atom packets (a window that gives
 // more goes a packet at a time): flow_analyzer::process_atom_window.
 inline constexpr unsigned flow_window_elements = 32;
 
@@ -98,7 +98,7 @@ struct flow_memo {
 
 static_assert(sizeof(flow_memo) == 40);
 
-// Eight atom packets in a row (flow_analyzer::process_atom_window), keyed by their header
+// Two to eight atom packets in a row (flow_analyzer::process_atom_window), keyed by their header
 // bytes, where they start, and the instruction set, memory space and address width
 // (`context`): the elements they gave (kept in flow_analyzer::ranges_, the last one the range
 // held at the end) and the state after them, whose fields are in flow_memo's order so that a
@@ -302,8 +302,8 @@ class flow_analyzer {
     e.atom_bits = bits;
     process_rest(e, out);
   }
-  // process_atoms() of eight atom packets in a row at offset..offset+7, their header bytes in
-  // `word` (the first in its low byte): with the memo (flow_options::memo) and without
+  // process_atoms() of two to eight atom packets in a row from offset on, their header bytes in
+  // `word` (the first in its low byte, zero bytes above the last): with the memo (flow_options::memo) and without
   // TRCCONFIGR.RS, from a fully synchronized state, one lookup and the elements replayed when
   // the window memo holds them for this start, else analyzed a packet at a time and kept.
   template <class Out>
@@ -471,7 +471,7 @@ class flow_analyzer {
     release_passive(out);
   }
 
-  // A window's packets one at a time (D9.2.10 gives each header's atoms). Out of line: eight
+  // A window's packets one at a time (D9.2.10 gives each header's atoms). Out of line: up to eight
   // copies of the atom path would swell the decode loop it is called from.
   template <class Out>
   TRACECODEC_OUT_OF_LINE constexpr void window_apart(std::uint64_t offset, std::uint64_t word, Out& out) noexcept {
@@ -1466,8 +1466,8 @@ class flow_analyzer {
   std::uint64_t memo_hits_ = 0;
   std::uint64_t memo_context_ = memo_context();  // kept with space_ and addr_mask_
   detail::flow_memo memo_[std::size_t{1} << memo_bits]{};
-  // The window memo: a sixteenth as many entries as the block cache (at least 2), direct mapped.
-  static constexpr unsigned window_bits = cache_bits > 5 ? cache_bits - 4 : 1;
+  // The window memo: an eighth as many entries as the block cache (at least 2), direct mapped.
+  static constexpr unsigned window_bits = cache_bits > 5 ? cache_bits - 3 : 1;
   static constexpr std::size_t window_first = 1 + (std::size_t{1} << memo_bits) * flow_memo_atoms;
   std::uint64_t window_hits_ = 0;
   detail::flow_window windows_[std::size_t{1} << window_bits]{};

@@ -206,8 +206,9 @@ class decoder {
   // on_atoms(offset, atom bits, atom count) without building a packet: for consumers that
   // only want the atoms, such as the element layer. on_atoms = nullptr: every packet goes to
   // on_packet, as in the four-argument decode(). An on_atoms with a member
-  // window(offset, word) gets eight atom packets in a row there at once, their header bytes in
-  // word (offset's in the low byte), where the loop finds them together.
+  // window(offset, word) gets two to eight atom packets in a row there at once, where the loop
+  // finds them together: their header bytes in word, offset's in the low byte, zero bytes
+  // above the last (detail::each_atom_packet).
   template <class OnPacket, class OnError, class OnAtoms>
   constexpr void decode(const std::uint8_t* data, std::size_t size, OnPacket&& on_packet,
                         OnError&& on_error, OnAtoms&& on_atoms, input end = input::last) noexcept {
@@ -265,14 +266,22 @@ class decoder {
           if (he.plain) {  // atoms (most of real trace, D9.2.10) and one-byte markers
             if (split && he.atom_count) {
               if constexpr (split) {
-                // Eight atom packets in a row (every header 0xC0-0xFF is one, D9.2.10) go to
-                // an on_atoms with a member window(offset, their header bytes) at once.
+                // Two to eight atom packets in a row (every header 0xC0-0xFF is one, D9.2.10)
+                // go to an on_atoms with a member window(offset, their header bytes) at once.
                 if constexpr (requires { on_atoms.window(pos, std::uint64_t{}); }) {
                   const std::uint64_t word = detail::load_le64(cur);  // cur + 31 < end
-                  if ((~word & 0xc0c0c0c0c0c0c0c0u) == 0) {
+                  const std::uint64_t others = ~word & 0xc0c0c0c0c0c0c0c0u;  // bytes < 0xC0
+                  if (others == 0) {
                     on_atoms.window(pos, word);
                     cur += 8;
                     pos += 8;
+                    continue;
+                  }
+                  const unsigned n = static_cast<unsigned>(__builtin_ctzll(others)) / 8;  // >= 1
+                  if (n >= 2) {
+                    on_atoms.window(pos, word & ((std::uint64_t{1} << (8 * n)) - 1));
+                    cur += n;
+                    pos += n;
                     continue;
                   }
                 }

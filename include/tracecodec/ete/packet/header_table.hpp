@@ -84,12 +84,12 @@ inline constexpr atom_entry_table atom_entries = [] {
   for (unsigned h = 0; h < 64; ++h) t.entry[h] = atom_entry(static_cast<std::uint8_t>(0xc0 | h));
   return t;
 }();
-// Eight atom packets at offset..offset+7, their header bytes in word (offset's in the low
+// Atom packets at offset, offset+1, ..., their header bytes in word (offset's in the low
 // byte): f(offset, atom bits, atom count) for each, in order.
 template <class F>
 constexpr void each_atom_packet(std::uint64_t offset, std::uint64_t word, F&& f) noexcept {
-  for (unsigned i = 0; i < 8; ++i) {
-    const header_entry& a = atom_entries[static_cast<std::uint8_t>(word >> (8 * i))];
+  for (unsigned i = 0; word != 0; ++i, word >>= 8) {
+    const header_entry& a = atom_entries[static_cast<std::uint8_t>(word)];
     f(offset + i, a.atoms, static_cast<unsigned>(a.atom_count));
   }
 }
