@@ -1308,8 +1308,8 @@ TEST_CASE("elements reader: Commits and Cancels without their elements match pus
 // bytes, which cut the stream with errors and restarts. Under MAXSPEC > 0, and without
 // resolution, the hook is never called. A sink that also has atom_window(offset, word) gets
 // two to eight atom packets in a row there (their header bytes, zero bytes above the last),
-// taken here as that many runs: each window's bytes must be the input's at its offset, every
-// length from 2 to 8 must come.
+// taken here as that many runs: each window's bytes must be the input's at its offset, the
+// reader's last packet the window's last, and every length from 2 to 8 must come.
 TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink gets as elements") {
   struct atoms_sink {
     std::vector<element>* out;
@@ -1325,10 +1325,12 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
     const bytes* in;
     std::size_t* lengths;  // [9]: windows of each length
     std::size_t* wrong;    // windows whose bytes are not the input's atom headers at offset
+    const element_reader<>* reader;  // its last packet: the window's last
     void atom_window(std::uint64_t offset, std::uint64_t word) const {
       unsigned n = 0;
       while (n < 8 && (word >> (8 * n) & 0xff) != 0) ++n;
-      bool same = n >= 2 && (n == 8 || word >> (8 * n) == 0) && offset + n <= in->size();
+      bool same = n >= 2 && (n == 8 || word >> (8 * n) == 0) && offset + n <= in->size() &&
+                  reader->last_packet_offset() == offset + n - 1;
       for (unsigned i = 0; same && i < n; ++i)
         same = (*in)[offset + i] == (word >> (8 * i) & 0xff) && (*in)[offset + i] >= 0xC0;  // D9.2.10
       *wrong += !same;
@@ -1372,7 +1374,7 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
         element_reader<> reader_w(r);
         reader_w.atom_runs(true);
         reader_w.decode(in.data(), in.size(),
-                        window_sink{{&got_w.elements, &calls_w}, &windows_here, &in, lengths, &wrong_windows},
+                        window_sink{{&got_w.elements, &calls_w}, &windows_here, &in, lengths, &wrong_windows, &reader_w},
                         [&](const diagnostic& d) { got_w.errors.push_back(d); }, resolve);
         REQUIRE(errors_of(got) == errors_of(plain));
         REQUIRE(got.elements.size() == plain.elements.size());

@@ -46,8 +46,8 @@ struct flow_options {
 // Atoms of the longest atom element the memo keeps (an ETE atom packet of format 1-5 has at
 // most 5; most have 3, D5.2).
 inline constexpr unsigned flow_memo_atoms = 5;
-// Elements the memo keeps at most for a window of two to eight atom packets (a window that gives
-// more goes a packet at a time): flow_analyzer::process_atom_window.
+// Elements the memo keeps at most for a window of two to eight atom packets (a window that
+// gives more goes a packet at a time): flow_analyzer::process_atom_window.
 inline constexpr unsigned flow_window_elements = 32;
 
 namespace detail {
@@ -98,8 +98,8 @@ struct flow_memo {
 
 static_assert(sizeof(flow_memo) == 40);
 
-// Two to eight atom packets in a row (flow_analyzer::process_atom_window), keyed by their header
-// bytes, where they start, and the instruction set, memory space and address width
+// Two to eight atom packets in a row (flow_analyzer::process_atom_window), keyed by their
+// header bytes, where they start, and the instruction set, memory space and address width
 // (`context`): the elements they gave (kept in flow_analyzer::ranges_, the last one the range
 // held at the end) and the state after them, whose fields are in flow_memo's order so that a
 // replay copies them the same way. Only with flow_options::memo, from a fully synchronized
@@ -302,10 +302,11 @@ class flow_analyzer {
     e.atom_bits = bits;
     process_rest(e, out);
   }
-  // process_atoms() of two to eight atom packets in a row from offset on, their header bytes in
-  // `word` (the first in its low byte, zero bytes above the last): with the memo (flow_options::memo) and without
-  // TRCCONFIGR.RS, from a fully synchronized state, one lookup and the elements replayed when
-  // the window memo holds them for this start, else analyzed a packet at a time and kept.
+  // process_atoms() of two to eight atom packets in a row from offset on, their header bytes
+  // in `word` (the first in its low byte, zero bytes above the last): with the memo
+  // (flow_options::memo) and without TRCCONFIGR.RS, from a fully synchronized state, one
+  // lookup and the elements replayed when the window memo holds them for this start, else
+  // analyzed a packet at a time and kept.
   template <class Out>
   TRACECODEC_HOT constexpr void process_atom_window(std::uint64_t offset, std::uint64_t word, Out& out) noexcept {
     if (q_pending_ || memo_atoms_ == 0 || cfg().rs) {
@@ -1467,7 +1468,7 @@ class flow_analyzer {
   std::uint64_t memo_context_ = memo_context();  // kept with space_ and addr_mask_
   detail::flow_memo memo_[std::size_t{1} << memo_bits]{};
   // The window memo: an eighth as many entries as the block cache (at least 2), direct mapped.
-  static constexpr unsigned window_bits = cache_bits > 5 ? cache_bits - 3 : 1;
+  static constexpr unsigned window_bits = cache_bits > 4 ? cache_bits - 3 : 1;
   static constexpr std::size_t window_first = 1 + (std::size_t{1} << memo_bits) * flow_memo_atoms;
   std::uint64_t window_hits_ = 0;
   detail::flow_window windows_[std::size_t{1} << window_bits]{};

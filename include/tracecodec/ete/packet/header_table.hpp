@@ -84,8 +84,9 @@ inline constexpr atom_entry_table atom_entries = [] {
   for (unsigned h = 0; h < 64; ++h) t.entry[h] = atom_entry(static_cast<std::uint8_t>(0xc0 | h));
   return t;
 }();
-// Atom packets at offset, offset+1, ..., their header bytes in word (offset's in the low
-// byte): f(offset, atom bits, atom count) for each, in order.
+// One to eight atom packets at offset, offset+1, ..., their header bytes in word (offset's in
+// the low byte, zero bytes above the last; atom headers are never zero, D9.2.10):
+// f(offset, atom bits, atom count) for each, in order.
 template <class F>
 constexpr void each_atom_packet(std::uint64_t offset, std::uint64_t word, F&& f) noexcept {
   for (unsigned i = 0; word != 0; ++i, word >>= 8) {
