@@ -1309,7 +1309,10 @@ TEST_CASE("elements reader: Commits and Cancels without their elements match pus
 // resolution, the hook is never called. A sink that also has atom_window(offset, word) gets
 // two to eight atom packets in a row there (their header bytes, zero bytes above the last),
 // taken here as that many runs: each window's bytes must be the input's at its offset, the
-// reader's last packet the window's last, and every length from 2 to 8 must come.
+// reader's last packet the window's last, and every length from 2 to 8 must come. A sink that
+// also has target_address(offset, address, isa) gets the Target Address packets there, taken
+// here as their Target Address elements; Source Address packets (the same payload forms) must
+// still come as elements.
 TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink gets as elements") {
   struct atoms_sink {
     std::vector<element>* out;
@@ -1340,15 +1343,24 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
       ++*windows;
     }
   };
+  struct target_sink : window_sink {
+    std::size_t* targets;
+    void target_address(std::uint64_t offset, std::uint64_t address, tracecodec::ete::isa sub_isa) const {
+      out->push_back(element{.offset = offset, .address = address, .kind = K::target_address, .sub_isa = sub_isa});
+      ++*targets;
+    }
+  };
   std::mt19937 rng(19);
   const std::vector<bytes> pieces = {
       {0xF7}, {0xF6}, {0xDB}, {0xD9}, {0xFD}, {0xFA}, {0xDC}, {0xDF}, {0xC2}, {0xC0},  // atoms
       {0xF7, 0xF6, 0xDB, 0xD9, 0xFD, 0xFA, 0xDC, 0xDF, 0xC2, 0xE5, 0xD5, 0xF5},     // twelve
       {0x30}, {0x95, 0x10}, {0x95, 0x24}, {0x71}, {0x72},  // Mispredict, address, events
+      {0x96, 0x81, 0x02}, {0x90}, {0x9A, 1, 2, 3, 4},      // short IS1, exact, 32-bit IS0 addresses
+      {0xB4, 0x22},                                        // Source Address, short IS0 (D5.60-D5.66)
       {0x0A}, {0x0B}, {0x00, 0x03},                        // TSTART, TCOMMIT, Discard
   };
   std::size_t hooked = 0, windows = 0, atoms_in_tx = 0, errors = 0, compared = 0;
-  std::size_t lengths[9] = {}, wrong_windows = 0;
+  std::size_t lengths[9] = {}, wrong_windows = 0, targets = 0;
   for (const registers& r : {regs(0), regs(0, true), regs(0, false, true), regs(4), regs(15, true)}) {
     const bool unspeculated = r.trcidr8 == 0;
     for (const bool resolve : {true, false}) {
@@ -1382,10 +1394,24 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
         REQUIRE(errors_of(got_w) == errors_of(plain));
         REQUIRE(got_w.elements.size() == plain.elements.size());
         for (std::size_t i = 0; i < got_w.elements.size(); ++i) REQUIRE(got_w.elements[i] == plain.elements[i]);
+        read_result got_t;
+        std::size_t calls_t = 0, windows_t = 0, targets_here = 0;
+        element_reader<> reader_t(r);
+        reader_t.atom_runs(true);
+        reader_t.decode(in.data(), in.size(),
+                        target_sink{{{&got_t.elements, &calls_t}, &windows_t, &in, lengths, &wrong_windows, &reader_t},
+                                    &targets_here},
+                        [&](const diagnostic& d) { got_t.errors.push_back(d); }, resolve);
+        REQUIRE(errors_of(got_t) == errors_of(plain));
+        REQUIRE(got_t.elements.size() == plain.elements.size());
+        for (std::size_t i = 0; i < got_t.elements.size(); ++i) REQUIRE(got_t.elements[i] == plain.elements[i]);
+        targets += targets_here;
         windows += windows_here;
         if (!(unspeculated && resolve)) {
           REQUIRE(calls == 0);
           REQUIRE(calls_w == 0);
+          REQUIRE(calls_t == 0);
+          REQUIRE(targets_here == 0);
           continue;
         }
         // The Atom elements of transactions (committed or failed), which only operator() gets.
@@ -1405,9 +1431,11 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
   if (tracecodec::detail::compact) {
     CHECK(hooked == 0);  // the compact form's decoder hands every packet over as a packet
     CHECK(windows == 0);
+    CHECK(targets == 0);
   } else {
     CHECK(hooked > 10000);  // atoms() calls
     CHECK(windows > 1000);  // atom_window() calls
+    CHECK(targets > 1000);  // target_address() calls
     for (unsigned n = 2; n <= 8; ++n) {
       CAPTURE(n);
       CHECK(lengths[n] > 50);

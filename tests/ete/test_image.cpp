@@ -1085,20 +1085,23 @@ TEST_CASE("flow: bits above an atom run do not change its analysis (process_atom
 }
 
 // Two to eight atom packets in a row go from the packet decoder's loop to the flow analyzer at
-// once (flow_analyzer::process_atom_window), replayed from the window memo when it holds them.
-// The reference is the analysis without the memo (flow_options::memo = false: every atom
-// packet through the block cache), fed 16 bytes at a time: the decoder's whole-buffer loop,
-// which forms the windows, needs 32 bytes ahead, so the reference never gets one. Inputs: the first buffer of every corpus snapshot with memory,
-// with runs of 2-40 atom packets inserted before atom packets (copies of the atom headers
-// found there, or random ones), some followed by a Mispredict, Target Address or Exception
-// packet. Each input is decoded whole twice by the same decoder (the second time the memo
-// holds what the first kept) and in random chunks (the windows fall elsewhere), with the
-// return stack off as captured and forced on (no windows then).
+// once (flow_analyzer::process_atom_window), replayed from the window memo when it holds them;
+// Target Address packets go there as their fields (process_target). The reference is the
+// analysis without the memo (flow_options::memo = false: every atom packet through the block
+// cache), fed 16 bytes at a time: the decoder's whole-buffer loop, which hands both over,
+// needs 32 bytes ahead, so the reference gets neither. Inputs: the first buffer of every corpus
+// snapshot with memory, with runs of 2-40 atom packets inserted before atom packets (copies of
+// the atom headers found there, or random ones), some followed by a Mispredict, a Target
+// Address, a Context and a Target Address, a Q and a Target Address (where Q packets are
+// traced), or an Exception packet. Each input is decoded whole
+// twice by the same decoder (the second time the memo holds what the first kept) and in random
+// chunks (the windows fall elsewhere), with the return stack off as captured and forced on (no
+// windows then).
 TEST_CASE("flow: windows of two to eight atom packets give the flow of one packet at a time") {
   const std::vector<fs::path> snaps = corpus_snapshots();
   if (snaps.empty()) return;
   std::mt19937_64 rng(1207);
-  std::size_t inputs = 0, differing = 0, ranges = 0;
+  std::size_t inputs = 0, differing = 0, ranges = 0, q_then_target = 0;
   std::uint64_t window_hits = 0;
   for (const fs::path& snap : snaps) {
     const snapshot::loaded s = snapshot::load(snap.string());
@@ -1136,9 +1139,21 @@ TEST_CASE("flow: windows of two to eight atom packets give the flow of one packe
             run.push_back(rng() % 3 ? base[atoms_at[rng() % atoms_at.size()]]
                                     : static_cast<std::uint8_t>(0xC0 | (rng() & 0x3f)));
           const std::uint8_t address[2] = {0x95, static_cast<std::uint8_t>(rng() & 0x7f)};  // short, IS0
-          switch (rng() % 5) {
+          switch (rng() % 6) {
             case 0: run.push_back(static_cast<std::uint8_t>(0x30 | (rng() & 3))); break;  // Mispredict
             case 1: run.insert(run.end(), address, address + 2); break;
+            case 3:  // Context (the same, D5.54), then a Target Address, with the context held
+              run.push_back(0x80);
+              run.insert(run.end(), address, address + 2);
+              break;
+            case 4:  // Q with a count (D5.69-D5.75), then the Target Address that ends its range
+              if (r.trcidr0 >> 15 & 1u) {  // TRCIDR0.QSUPP: counted Q packets
+                run.push_back(0xAC);
+                run.push_back(static_cast<std::uint8_t>(1 + rng() % 100));
+                run.insert(run.end(), address, address + 2);
+                ++q_then_target;
+              }
+              break;
             case 2:  // Exception (D5.13): its header, one info byte, then an address packet
               run.push_back(0x06);
               run.push_back(static_cast<std::uint8_t>(rng() & 0x7e));
@@ -1194,6 +1209,7 @@ TEST_CASE("flow: windows of two to eight atom packets give the flow of one packe
   CHECK(inputs >= 100);
   CHECK(ranges > 100000);
   CHECK(differing == 0);
+  CHECK(q_then_target > 10);
   if (tracecodec::detail::compact)  // no whole-buffer loop: no windows
     CHECK(window_hits == 0);
   else

@@ -642,11 +642,22 @@ TEST_CASE("an A-Sync whose first zeros earlier packets took is found by the whol
 
 // decoder_stats: the whole-buffer loop counts its packets from the bytes it passed (one per
 // packet, less the bytes after each packet's first), not one at a time. Whatever the form
-// (packets; atoms apart; in chunks, with atoms apart or not), stats() counts exactly the packets
-// and errors handed over.
+// (packets; atoms apart; in chunks, with atoms apart or not; windows of atom packets and
+// Target Address packets apart), stats() counts exactly the packets and errors handed over.
 TEST_CASE("decoder_stats: packets and errors are what the consumer got, in every form") {
   std::mt19937_64 rng(1206);
-  std::size_t packets = 0, atoms = 0, errors = 0;
+  std::size_t packets = 0, atoms = 0, errors = 0, windowed = 0, targets = 0;
+  // An on_atoms with window() and target(): the packets the loop hands over there, counted.
+  struct apart {
+    std::size_t* atoms;
+    std::size_t* windowed;
+    std::size_t* targets;
+    void operator()(std::uint64_t, std::uint32_t, unsigned) const { ++*atoms; }
+    void window(std::uint64_t, std::uint64_t word) const {
+      for (; word != 0; word >>= 8) ++*windowed;
+    }
+    void target(std::uint64_t, std::uint64_t, isa) const { ++*targets; }
+  };
   for (int t = 0; t < 300; ++t) {
     std::vector<std::uint8_t> bytes;
     const int samples = 1 + static_cast<int>(rng() % 6);
@@ -658,9 +669,9 @@ TEST_CASE("decoder_stats: packets and errors are what the consumer got, in every
       if (t % 3 == 1) bytes.push_back(static_cast<std::uint8_t>(rng()));  // errors, resync
     }
     std::size_t cut = rng() % (bytes.size() + 1);
-    for (int form = 0; form < 4; ++form) {
+    for (int form = 0; form < 6; ++form) {
       decoder<> d(regs);
-      std::size_t got = 0, got_atoms = 0, got_errors = 0;
+      std::size_t got = 0, got_atoms = 0, got_errors = 0, got_windowed = 0, got_targets = 0;
       auto on_packet = [&](const packet&) { ++got; };
       auto on_error = [&](const diagnostic&) { ++got_errors; };
       auto on_atoms = [&](std::uint64_t, std::uint32_t, unsigned) { ++got_atoms; };
@@ -672,23 +683,38 @@ TEST_CASE("decoder_stats: packets and errors are what the consumer got, in every
         d.decode_part(bytes.data(), cut, on_packet, on_error);
         d.decode_part(bytes.data() + cut, bytes.size() - cut, on_packet, on_error);
         d.decode_end(on_packet, on_error);
-      } else {  // in two chunks with atoms apart, as the element reader decodes
+      } else if (form == 3) {  // in two chunks with atoms apart, as the element reader decodes
         d.decode(bytes.data(), cut, on_packet, on_error, on_atoms, decoder<>::input::more);
         d.decode(bytes.data() + cut, bytes.size() - cut, on_packet, on_error, on_atoms);
+      } else {  // windows and targets apart, as the flow decoder's reader decodes: whole, chunks
+        const apart a{&got_atoms, &got_windowed, &got_targets};
+        if (form == 4) {
+          d.decode(bytes.data(), bytes.size(), on_packet, on_error, a);
+        } else {
+          d.decode(bytes.data(), cut, on_packet, on_error, a, decoder<>::input::more);
+          d.decode(bytes.data() + cut, bytes.size() - cut, on_packet, on_error, a);
+        }
       }
-      CHECK(d.stats().packets == got + got_atoms);
+      CHECK(d.stats().packets == got + got_atoms + got_windowed + got_targets);
       CHECK(d.stats().errors == got_errors);
       packets += got;
       atoms += got_atoms;
       errors += got_errors;
+      windowed += got_windowed;
+      targets += got_targets;
     }
   }
-  MESSAGE(packets << " packets, " << atoms << " atom packets apart, " << errors << " errors");
+  MESSAGE(packets << " packets, " << atoms << " atom packets apart, " << windowed << " in windows, " << targets
+                  << " Target Address packets apart, " << errors << " errors");
   // The compact form has no whole-buffer loop: no atom packets apart.
-  if (tracecodec::detail::compact)
+  if (tracecodec::detail::compact) {
     CHECK(atoms == 0);
-  else
+    CHECK(windowed + targets == 0);
+  } else {
     CHECK(atoms > 10000);
+    CHECK(windowed > 10000);
+    CHECK(targets > 1000);
+  }
   CHECK(packets > 50000);
   CHECK(errors > 50);
 }

@@ -21,13 +21,6 @@ static_assert(kinds_with_trait_are(kind_trait::cycle_count, first_cycle_count,
                                    packet_kind::cycle_count_f3_1));
 static_assert(static_cast<unsigned>(packet_kind::cycle_count_f3_1) -
                   static_cast<unsigned>(first_cycle_count) < 32);
-constexpr bool target_kinds_are_a_run() noexcept {
-  for (const packet_description& d : packet_descriptions.row) {
-    const bool in = d.kind >= packet_kind::address_exact && d.kind <= packet_kind::address_64_is1;
-    if (in != (d.form.family == address_family::target && !d.form.with_context)) return false;
-  }
-  return true;
-}
 static_assert(target_kinds_are_a_run());
 }  // namespace detail
 

@@ -110,6 +110,17 @@ constexpr std::uint32_t p0_weight(const element& e) noexcept {
   return !e.p0 ? 0u : e.kind == element_kind::atom && e.count ? e.count : 1u;
 }
 
+// The Target Address element of a Target Address packet at `offset` (D9.2.14.4-7), from its
+// fields: for the layers that are handed the packet's fields instead of the packet.
+constexpr element target_address_element(std::uint64_t offset, std::uint64_t address, isa sub_isa) noexcept {
+  element e{};
+  e.offset = offset;
+  e.kind = element_kind::target_address;
+  e.address = address;
+  e.sub_isa = sub_isa;
+  return e;
+}
+
 // Same element, wherever it came from in the byte stream (offsets differ between encodings).
 constexpr bool same_element(const element& a, const element& b) noexcept {
   element x = a, y = b;

@@ -55,7 +55,9 @@ class element_reader {
   // the sink's operator() still gets the other atoms as Atom elements. A sink that also has
   // atom_window(offset, word) gets two to eight such atom packets in a row there instead, their
   // header bytes in `word` (offset's in the low byte, zero bytes above the last): those the
-  // decode loop finds together.
+  // decode loop finds together. One with all three and target_address(offset, address, isa)
+  // gets the Target Address packets the decode loop meets there as their fields, outside a
+  // transaction, instead of the Target Address elements.
   template <class OnElement, class OnError>
   constexpr void decode(const std::uint8_t* data, std::size_t size, OnElement&& on_element,
                         OnError&& on_error, bool resolve = true) noexcept {
@@ -184,11 +186,14 @@ class element_reader {
                   requires { on_element.atoms(std::uint64_t{}, std::uint32_t{}, 0u); } &&
                   requires { on_element.atom_window(std::uint64_t{}, std::uint64_t{}); }) {
       // A sink with members atoms() and atom_window(offset, header bytes) gets two to eight atom
-      // packets in a row at once, outside a transaction (where atoms() would get them).
+      // packets in a row at once, outside a transaction (where atoms() would get them). One
+      // that also has target_address(offset, address, isa) gets the Target Address packets
+      // there as their fields.
       struct with_windows {
         decltype(on_atoms) atoms;  // a copy: its captures one load away, not two
         element_reader& reader;
         OnElement& sink;
+        OnError& err;
         TRACECODEC_HOT constexpr void operator()(std::uint64_t offset, std::uint32_t bits,
                                                  unsigned count) const noexcept {
           atoms(offset, bits, count);
@@ -207,8 +212,25 @@ class element_reader {
         TRACECODEC_OUT_OF_LINE constexpr void apart(std::uint64_t offset, std::uint64_t word) const noexcept {
           detail::each_atom_packet(offset, word, atoms);
         }
+        TRACECODEC_HOT constexpr void target(std::uint64_t offset, std::uint64_t address, isa sub_isa) const noexcept {
+          reader.last_packet_ = offset;
+          if constexpr (requires { sink.target_address(offset, address, sub_isa); }) {
+            if (!reader.resolve_.in_transaction()) {
+              sink.target_address(offset, address, sub_isa);
+              return;
+            }
+          }
+          target_element(offset, address, sub_isa);
+        }
+        // Inside a transaction, or for a sink without target_address(): the element
+        // process() would make of the packet. Out of line, as apart().
+        TRACECODEC_OUT_OF_LINE constexpr void target_element(std::uint64_t offset, std::uint64_t address,
+                                                             isa sub_isa) const noexcept {
+          reader.resolve_.push_unspeculated(target_address_element(offset, address, sub_isa), sink, err);
+        }
       };
-      packets_.decode(data, size, on_packet, on_packet_error, with_windows{on_atoms, *this, on_element}, end);
+      packets_.decode(data, size, on_packet, on_packet_error, with_windows{on_atoms, *this, on_element, on_error},
+                      end);
     } else {
       packets_.decode(data, size, on_packet, on_packet_error, on_atoms, end);
     }

@@ -302,6 +302,17 @@ class flow_analyzer {
     e.atom_bits = bits;
     process_rest(e, out);
   }
+  // process() of a Target Address element at `offset`, given as its fields (element_reader's
+  // target_address() sink).
+  template <class Out>
+  TRACECODEC_HOT constexpr void process_target(std::uint64_t offset, std::uint64_t address, isa sub_isa,
+                                               Out& out) noexcept {
+    if (!q_pending_) {
+      target(address, sub_isa);  // as process(): the held range stays held
+      return;
+    }
+    process_rest(target_address_element(offset, address, sub_isa), out);
+  }
   // process_atoms() of two to eight atom packets in a row from offset on, their header bytes
   // in `word` (the first in its low byte, zero bytes above the last): with the memo
   // (flow_options::memo) and without TRCCONFIGR.RS, from a fully synchronized state, one
@@ -636,10 +647,11 @@ class flow_analyzer {
   }
 
   // D9.5.8
-  constexpr void target(const element& e) noexcept {
+  constexpr void target(const element& e) noexcept { target(e.address, e.sub_isa); }
+  constexpr void target(std::uint64_t address, isa sub_isa) noexcept {
     nacc_ = false;
-    set_ = set_for(e.sub_isa);
-    addr_ = mask(e.address);
+    set_ = set_for(sub_isa);
+    addr_ = mask(address);
     awaiting_target_ = false;
     if (sync_ == sync::none) sync_ = sync::address;
     else if (sync_ == sync::context) sync_ = sync::full;

@@ -83,8 +83,8 @@ class flow_decoder {
   constexpr void invalidate() noexcept { flow_.invalidate(); }
 
  private:
-  // The reader's sink: elements, and atom packets as their atoms, not built into elements
-  // (element_reader::decode).
+  // The reader's sink: elements, and atom packets as their atoms and Target Address packets as
+  // their fields, not built into elements (element_reader::decode).
   template <class OnFlow>
   struct to_analyzer {
     flow_analyzer<Config, CacheBlocks>& flow;
@@ -92,6 +92,10 @@ class flow_decoder {
     TRACECODEC_HOT constexpr void operator()(const element& e) const noexcept { flow.process(e, on_flow); }
     TRACECODEC_HOT constexpr void atoms(std::uint64_t offset, std::uint32_t bits, unsigned count) const noexcept {
       flow.process_atoms(offset, bits, count, on_flow);
+    }
+    TRACECODEC_HOT constexpr void target_address(std::uint64_t offset, std::uint64_t address,
+                                                 isa sub_isa) const noexcept {
+      flow.process_target(offset, address, sub_isa, on_flow);
     }
     TRACECODEC_HOT constexpr void atom_window(std::uint64_t offset, std::uint64_t word) const noexcept {
       flow.process_atom_window(offset, word, on_flow);

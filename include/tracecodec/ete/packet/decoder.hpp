@@ -208,7 +208,8 @@ class decoder {
   // on_packet, as in the four-argument decode(). An on_atoms with a member
   // window(offset, word) gets two to eight atom packets in a row there at once, where the loop
   // finds them together: their header bytes in word, offset's in the low byte, zero bytes
-  // above the last (detail::each_atom_packet).
+  // above the last (detail::each_atom_packet). One with a member target(offset, address, isa)
+  // gets the Target Address packets there too (D9.2.14.4-7), as their fields.
   template <class OnPacket, class OnError, class OnAtoms>
   constexpr void decode(const std::uint8_t* data, std::size_t size, OnPacket&& on_packet,
                         OnError&& on_error, OnAtoms&& on_atoms, input end = input::last) noexcept {
@@ -326,6 +327,21 @@ class decoder {
               const std::uint8_t* q = cur + 1;
               const address_entry a = target_address(he, q, ap);
               st_.history.add(a.address, a.sub_isa);
+              if constexpr (split && requires { on_atoms.target(pos, a.address, a.sub_isa); }) {
+                // The same payload forms carry Source Addresses (D5.60-D5.66, D9.2.12): only
+                // the Target Address kinds (one run of the enum) go to target().
+                static_assert(detail::target_kinds_are_a_run());
+                constexpr auto first_target = static_cast<unsigned>(packet_kind::address_exact);
+                if (static_cast<unsigned>(he.kind) - first_target <=
+                    static_cast<unsigned>(packet_kind::address_64_is1) - first_target) {
+                  const auto n = static_cast<std::uint32_t>(q - cur);
+                  on_atoms.target(pos, a.address, a.sub_isa);
+                  cur = q;
+                  pos += n;
+                  extra += n - 1;
+                  continue;
+                }
+              }
               ap.address = a.address;
               ap.sub_isa = a.sub_isa;
               emit(ap, q);

@@ -299,6 +299,18 @@ constexpr const packet_description& describe(packet_kind k) noexcept {
 }
 
 namespace detail {
+// The Target Address kinds without context (D9.2.14.4-7) are the run address_exact ..
+// address_64_is1 of the enum: the packet decoder and the element decoder test them as a range.
+constexpr bool target_kinds_are_a_run() noexcept {
+  for (const packet_description& d : packet_descriptions.row) {
+    const bool in = d.kind >= packet_kind::address_exact && d.kind <= packet_kind::address_64_is1;
+    if (in != (d.form.family == address_family::target && !d.form.with_context)) return false;
+  }
+  return true;
+}
+}  // namespace detail
+
+namespace detail {
 // The traits alone, a byte per kind: what code that runs reads (the rows are for building
 // tables at compile time, and would take their whole size into an image).
 struct kind_trait_table {
