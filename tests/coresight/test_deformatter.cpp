@@ -700,21 +700,37 @@ TEST_CASE("deformatter batches: null and reserved IDs, data before the first ID 
 }
 
 TEST_CASE("deformatter batches: the path this build tests") {
-  // coresight-deformatter runs the block path of byte shuffles: SSSE3 on x86 (every x86-64
-  // CPU CI runs on has it), Advanced SIMD on AArch64 (aarch64-coresight, built with GCC and
-  // with Clang); coresight-deformatter-portable the scalar one. All are held to the same checks.
+  // coresight-deformatter runs the block path of byte shuffles: on x86-64 four frames at a
+  // time with AVX-512 (BW, VBMI2, and POPCNT) where the CPU has it, else SSSE3 (every x86-64
+  // CPU CI runs on has it); coresight-deformatter-ssse3 (TRACECODEC_DEFORMAT_NO_AVX512) the SSSE3 one on
+  // every x86 CPU; Advanced SIMD on AArch64 (aarch64-coresight, built with GCC and with Clang);
+  // coresight-deformatter-portable the scalar one. All are held to the same checks.
+  const std::string path = deformatter::batch_path();
 #if defined(TRACECODEC_DEFORMAT_PORTABLE)
   CHECK_FALSE(deformatter::simd_batches());
-#elif defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+  CHECK(path == "scalar");
+#elif defined(__x86_64__) || defined(__i386__)
   CHECK(deformatter::simd_batches());
+#if defined(TRACECODEC_DEFORMAT_NO_AVX512)
+  CHECK(path == "SSSE3");
+#else
+  // The CPU asked here, apart from the deformatter's own test.
+#if defined(__x86_64__)
+  const bool avx512 = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2") &&
+                      __builtin_cpu_supports("popcnt");
+#else
+  const bool avx512 = false;  // the four-frame path is x86-64's
+#endif
+  CHECK(path == (avx512 ? "AVX-512" : "SSSE3"));
+#endif
+#elif defined(__aarch64__)
+  CHECK(deformatter::simd_batches());
+  CHECK(path == "Advanced SIMD");
 #else
   CHECK_FALSE(deformatter::simd_batches());
+  CHECK(path == "scalar");
 #endif
-#if defined(__aarch64__)
-  MESSAGE("batch path: " << std::string(deformatter::simd_batches() ? "Advanced SIMD" : "scalar"));
-#else
-  MESSAGE("batch path: " << std::string(deformatter::simd_batches() ? "SSSE3" : "scalar"));
-#endif
+  MESSAGE("batch path: " << path);
 }
 
 TEST_CASE("deformatter batches: dense interleavings with null and reserved IDs and barriers") {

@@ -155,6 +155,13 @@ struct data_batch {
 #define TRACECODEC_DEFORMAT_NEON 0
 #endif
 #define TRACECODEC_DEFORMAT_BLOCKS (TRACECODEC_DEFORMAT_SSSE3 || TRACECODEC_DEFORMAT_NEON)
+// x86-64: four frames at a time with AVX-512 where the CPU has it (below), unless the build
+// defines TRACECODEC_DEFORMAT_NO_AVX512.
+#if TRACECODEC_DEFORMAT_SSSE3 && defined(__x86_64__) && !defined(TRACECODEC_DEFORMAT_NO_AVX512)
+#define TRACECODEC_DEFORMAT_AVX512 1
+#else
+#define TRACECODEC_DEFORMAT_AVX512 0
+#endif
 namespace detail {
 
 // Little-endian words: with the builtins one unaligned load or store (__builtin_memcpy); the
@@ -281,8 +288,8 @@ struct frame_block {
   std::uint8_t bytes[batch_frames * 15 + frame_size];
   std::uint16_t masks[batch_frames];       // each frame's data bytes (bit b: byte b)
   std::uint16_t starts[batch_frames + 1];  // where each frame's data bytes begin in `bytes`
-  std::uint8_t with_ids[batch_frames];     // the frames that hold ID bytes, in order
 };
+static_assert(batch_frames == 64, "a block's frames with ID bytes are the bits of one word");
 
 // Byte shuffles: per auxiliary byte, bit k at bit 0 of byte 2k; per ID-byte pattern, the
 // places of the data bytes in order (0x80: a zero byte after them).
@@ -309,9 +316,9 @@ using bytes16 = char __attribute__((vector_size(16)));
 using halves16 = short __attribute__((vector_size(16)));
 using ubytes16 = unsigned char __attribute__((vector_size(16)));
 template <class V>
-inline V load16(const void* p) noexcept {
+inline V load_vector(const void* p) noexcept {
   V v;
-  __builtin_memcpy(&v, p, 16);
+  __builtin_memcpy(&v, p, sizeof v);
   return v;
 }
 #endif
@@ -338,6 +345,105 @@ using frame_lane = char;
   constexpr bytes16 even_ones = {1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0};
   const bytes16 other = (bytes16)((v & even_ones) > 0) & ~(bytes16)(v == id_byte);
   return __builtin_ia32_pmovmskb128(other) != 0;
+}
+#endif
+
+// Four frames at once where the CPU has AVX-512BW, VBMI2 and POPCNT (x86-64, chosen at run
+// time; a build that defines TRACECODEC_DEFORMAT_NO_AVX512 keeps to SSSE3, which the tests use
+// to hold both to the same checks): one 64-byte load, the ID bytes as a mask register, the auxiliary bits
+// restored lane by lane, and the data bytes closed up by one byte compress (vpcompressb).
+#if TRACECODEC_DEFORMAT_AVX512
+#define TRACECODEC_DEFORMAT_QUAD_TARGET [[gnu::target("avx512f,avx512bw,avx512vbmi2,popcnt")]]
+inline bool have_quad_unpack() noexcept {
+  return __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2") &&
+         __builtin_cpu_supports("popcnt");
+}
+using bytes64 = char __attribute__((vector_size(64)));
+using words64 = unsigned long long __attribute__((vector_size(64)));
+using ubytes64 = unsigned char __attribute__((vector_size(64)));
+
+// Four frames' data bytes: bit 16j + b for byte b of frame j (bits 0-14 but the ID bytes).
+inline constexpr std::uint64_t quad_data_bytes = 0x7FFF7FFF7FFF7FFFull;
+// Per frame: its ID bytes (bit 16j + b) from the even bytes with bit 0 set.
+TRACECODEC_DEFORMAT_QUAD_TARGET [[gnu::always_inline]] inline std::uint64_t quad_ids(bytes64 v) noexcept {
+  const bytes64 even_ones = __builtin_bit_cast(bytes64, words64{} + 0x0001000100010001ull);
+  return __builtin_ia32_cmpb512_mask(v & even_ones, bytes64{}, 4, ~0ull);  // 4: not equal (vptestmb)
+}
+// The four frames at f unpacked, their data bytes (bit 0 restored) closed up and stored at `to`
+// (64 bytes written); returns their data-byte mask (bit 16j + b: byte b of frame j).
+TRACECODEC_DEFORMAT_QUAD_TARGET [[gnu::always_inline]] inline std::uint64_t unpack_quad(bytes64 v, std::uint64_t ids,
+                                                                                      std::uint8_t* to) noexcept {
+  // Each lane's byte 15 (the auxiliary byte) at every place, then bit k of it at byte 2k.
+  const bytes64 aux_places = bytes64{} + 15;
+  const std::uint64_t bits_lo = 0x0008000400020001ull, bits_hi = 0x0080004000200010ull;
+  const bytes64 aux_bits =
+      __builtin_bit_cast(bytes64, words64{bits_lo, bits_hi, bits_lo, bits_hi, bits_lo, bits_hi, bits_lo, bits_hi});
+#if defined(__clang__)
+  const bytes64 aux = __builtin_ia32_pshufb512(v, aux_places);
+#else
+  const bytes64 aux = __builtin_ia32_pshufb512_mask(v, aux_places, bytes64{}, ~0ull);
+#endif
+  // A data byte's bit 0 is clear, so adding 1 (subtracting the mask's -1) sets it; an ID byte
+  // changes too, and is dropped. Unsigned lanes: 0xFF + 1 wraps.
+  const ubytes64 set = __builtin_bit_cast(
+      ubytes64, __builtin_ia32_cvtmask2b512(__builtin_ia32_cmpb512_mask(aux & aux_bits, bytes64{}, 4, ~0ull)));
+  const bytes64 u = __builtin_bit_cast(bytes64, __builtin_bit_cast(ubytes64, v) - set);
+  const std::uint64_t data = ~ids & quad_data_bytes;
+  const bytes64 packed = __builtin_ia32_compressqi512_mask(u, bytes64{}, data);
+  __builtin_memcpy(to, &packed, 64);
+  return data;
+}
+
+// The batch loop's frames of the current source, four at a time (as same_source_frames): up
+// to n from f, stopping before four that hold an ID byte of another source. Returns the frames
+// taken (a multiple of four); `to` needs 64 bytes of room.
+TRACECODEC_DEFORMAT_QUAD_TARGET inline std::size_t same_source_quads(const std::uint8_t* f, std::size_t n,
+                                                                      std::uint8_t id_byte, std::uint8_t*& to_out,
+                                                                      std::uint16_t* masks) noexcept {
+  std::uint8_t* to = to_out;  // a local: the byte stores may alias anything
+  const bytes64 ids_of_source = bytes64{} + static_cast<char>(id_byte);
+  std::size_t j = 0;
+  for (; n - j >= 4; j += 4, f += 4 * frame_size) {
+    bytes64 v;
+    __builtin_memcpy(&v, f, sizeof v);
+    const std::uint64_t ids = quad_ids(v);
+    if ((ids & ~__builtin_ia32_cmpb512_mask(v, ids_of_source, 0, ~0ull)) != 0) break;  // 0: equal
+    const std::uint64_t data = unpack_quad(v, ids, to);
+    __builtin_memcpy(masks + j, &data, 8);  // each frame's mask, frame j's in bits 0-15
+    to += __builtin_popcountll(data);
+  }
+  to_out = to;
+  return j;
+}
+
+// Block frames [j, n) from f, four at a time while four are left (as unpack_frames, which
+// takes the rest). Returns the next frame.
+TRACECODEC_DEFORMAT_QUAD_TARGET inline std::size_t unpack_quads(const std::uint8_t* f, std::size_t j, std::size_t n,
+                                                                 frame_block& b, std::size_t& len_out,
+                                                                 std::uint64_t& with_ids_out) noexcept {
+  std::size_t len = len_out;
+  std::uint64_t with_ids = with_ids_out;
+  for (; n - j >= 4; j += 4, f += 4 * frame_size) {
+    bytes64 v;
+    __builtin_memcpy(&v, f, sizeof v);
+    const std::uint64_t ids = quad_ids(v);
+    const std::uint64_t data = unpack_quad(v, ids, b.bytes + len);
+    __builtin_memcpy(b.masks + j, &data, 8);
+    // Where each frame's bytes begin: len plus the data bytes of the frames before it.
+    b.starts[j] = static_cast<std::uint16_t>(len);
+    b.starts[j + 1] = static_cast<std::uint16_t>(len + __builtin_popcountll(data & 0xFFFFull));
+    b.starts[j + 2] = static_cast<std::uint16_t>(len + __builtin_popcountll(data & 0xFFFFFFFFull));
+    b.starts[j + 3] = static_cast<std::uint16_t>(len + __builtin_popcountll(data & 0xFFFFFFFFFFFFull));
+    len += static_cast<std::size_t>(__builtin_popcountll(data));
+    // A frame's lane of ids is at most 0x5555: adding 0x7FFF sets its bit 15 when it has any;
+    // the four bits 15, 31, 47, 63 gathered to bits 48-51 by one multiply (its partial products
+    // do not overlap, so nothing carries).
+    const std::uint64_t any = ((ids + 0x7FFF7FFF7FFF7FFFull) >> 15) & 0x0001000100010001ull;
+    with_ids |= ((any * 0x0001000200040008ull) >> 48) << j;
+  }
+  len_out = len;
+  with_ids_out = with_ids;
+  return j;
 }
 #endif
 
@@ -387,26 +493,27 @@ using frame_lane = unsigned char;
 // written); returns its ID-byte pattern (bit k: byte 2k is an ID byte).
 TRACECODEC_DEFORMAT_BLOCK_TARGET [[gnu::always_inline]] inline unsigned unpack_frame(const std::uint8_t* f,
                                                                                    std::uint8_t* to) noexcept {
-  const frame_vector v = load16<frame_vector>(f);
+  const frame_vector v = load_vector<frame_vector>(f);
   const unsigned ids = even_low_bits(v);
-  const frame_vector u = v | load16<frame_vector>(shuffles.aux[f[15]]);
-  const frame_vector closed = byte_shuffle(u, load16<frame_vector>(shuffles.close_up[ids]));
+  const frame_vector u = v | load_vector<frame_vector>(shuffles.aux[f[15]]);
+  const frame_vector closed = byte_shuffle(u, load_vector<frame_vector>(shuffles.close_up[ids]));
   __builtin_memcpy(to, &closed, 16);
   return ids;
 }
 
 // Frames [j, n) of the block from f: the same work for every frame, no branch on what it
 // holds (in dense captures sources change at random frames and places, so such a branch
-// would be mispredicted). A frame with ID bytes is only noted; the batch loop splits it.
+// would be mispredicted). A frame with ID bytes is only noted (bit j of with_ids); the batch
+// loop splits it.
 TRACECODEC_DEFORMAT_BLOCK_TARGET inline void unpack_frames(const std::uint8_t* f, std::size_t j, std::size_t n,
                                                            frame_block& b, std::size_t& len_out,
-                                                           std::size_t& with_ids_out) noexcept {
+                                                           std::uint64_t& with_ids_out) noexcept {
   // In locals: the byte stores below may alias anything, so the references would be reloaded.
-  std::size_t len = len_out, with_ids = with_ids_out;
+  std::size_t len = len_out;
+  std::uint64_t with_ids = with_ids_out;
   for (; j < n; ++j, f += frame_size) {
     const unsigned ids = unpack_frame(f, b.bytes + len);
-    b.with_ids[with_ids] = static_cast<std::uint8_t>(j);
-    with_ids += ids != 0 ? 1u : 0u;
+    with_ids |= std::uint64_t{ids != 0 ? 1u : 0u} << j;
     b.masks[j] = frame_layouts.m[ids];
     b.starts[j] = static_cast<std::uint16_t>(len);
     len += frame_layouts.data_bytes[ids];
@@ -427,13 +534,26 @@ TRACECODEC_DEFORMAT_BLOCK_TARGET inline std::size_t same_source_frames(const std
   const frame_vector ids_of_source = frame_vector{} + static_cast<frame_lane>(id_byte);
   std::size_t j = 0;
   for (; j < n; ++j, f += frame_size) {
-    if (other_id_bytes(load16<frame_vector>(f), ids_of_source)) break;
+    if (other_id_bytes(load_vector<frame_vector>(f), ids_of_source)) break;
     const unsigned ids = unpack_frame(f, to);
     masks[j] = frame_layouts.m[ids];
     to += frame_layouts.data_bytes[ids];
   }
   to_out = to;
   return j;
+}
+
+// Block frames [j, n) from f (unpack_frames), four at a time where the CPU can.
+inline void unpack_block(const std::uint8_t* f, std::size_t j, std::size_t n, frame_block& b, std::size_t& len,
+                         std::uint64_t& with_ids) noexcept {
+#if TRACECODEC_DEFORMAT_AVX512
+  if (have_quad_unpack()) {
+    const std::size_t k = unpack_quads(f, j, n, b, len, with_ids);
+    f += frame_size * (k - j);
+    j = k;
+  }
+#endif
+  unpack_frames(f, j, n, b, len, with_ids);
 }
 #endif
 
@@ -454,6 +574,21 @@ class deformatter {
     return detail::have_block_unpack();
 #else
     return false;
+#endif
+  }
+  // Which batch path this build takes on this CPU: "AVX-512" (byte shuffles, four frames at a
+  // time where four are left), "SSSE3", "Advanced SIMD" or "scalar".
+  static const char* batch_path() noexcept {
+#if TRACECODEC_DEFORMAT_AVX512
+    if (detail::have_block_unpack() && detail::have_quad_unpack()) return "AVX-512";
+#endif
+#if TRACECODEC_DEFORMAT_SSSE3
+    if (detail::have_block_unpack()) return "SSSE3";
+#endif
+#if TRACECODEC_DEFORMAT_NEON
+    return "Advanced SIMD";
+#else
+    return "scalar";
 #endif
   }
 
@@ -623,8 +758,8 @@ class deformatter {
   }
 
   // Batches: while the trace ID is valid, frames without ID bytes, and frames whose ID bytes
-  // all repeat the current ID, are unpacked into the batch by one loop (same_source_frames
-  // with the block path, else the scalar loop). An ID change, and data of no valid source, go
+  // all repeat the current ID, are unpacked into the batch by one loop (same_source_quads
+  // then same_source_frames with the block path, else the scalar loop). An ID change, and data of no valid source, go
   // to change_blocks with the block path, else to frame_with_ids / aligned_frame; a barrier
   // goes through aligned_frame.
   template <class Out, class OnError>
@@ -636,6 +771,9 @@ class deformatter {
 #if TRACECODEC_DEFORMAT_BLOCKS
     bool blocks = false;  // (not a const bool: its initializer would count as constant-evaluated)
     if (!std::is_constant_evaluated()) blocks = detail::have_block_unpack();
+#endif
+#if TRACECODEC_DEFORMAT_AVX512
+    const bool quads = blocks && detail::have_quad_unpack();
 #endif
     while (size - i >= frame_size) {
       if (known_ && valid_trace_id(id_)) {
@@ -654,8 +792,15 @@ class deformatter {
         std::size_t j = 0;
 #if TRACECODEC_DEFORMAT_BLOCKS
         if (blocks) {
-          j = detail::same_source_frames(f, n, static_cast<std::uint8_t>(id_byte), to, masks);
-          f += frame_size * j;
+#if TRACECODEC_DEFORMAT_AVX512
+          if (quads) {
+            j = detail::same_source_quads(f, n, static_cast<std::uint8_t>(id_byte), to, masks);
+            f += frame_size * j;
+          }
+#endif
+          const std::size_t k = detail::same_source_frames(f, n - j, static_cast<std::uint8_t>(id_byte), to, masks + j);
+          j += k;
+          f += frame_size * k;
         } else
 #endif
         for (; j < n; ++j, f += frame_size) {
@@ -725,7 +870,7 @@ class deformatter {
   };
 
   // Batches, with the block path, from a frame the batch loop stops at (an ID change, or data of no
-  // valid source): blocks of up to batch_frames frames, each unpacked by detail::unpack_frames
+  // valid source): blocks of up to batch_frames frames, each unpacked by detail::unpack_block
   // into one buffer in stream order whatever their sources, then cut at the ID bytes of the
   // frames that have them into a batch per run of a source. The run still open at the end of a
   // block moves to the start of the next while the source keeps changing; after a block
@@ -753,13 +898,13 @@ class deformatter {
       const std::size_t room = batch_frames - frames, left = (size - i) / frame_size;
       const std::size_t n = frames + (room < left ? room : left);
       const std::size_t new_from = frames, new_at = i;  // blk frame new_from is data[new_at]
-      std::size_t with_ids = 0;
-      detail::unpack_frames(data + i, frames, n, blk, len, with_ids);
+      std::uint64_t with_ids = 0;  // bit j: blk frame j holds ID bytes
+      detail::unpack_block(data + i, frames, n, blk, len, with_ids);
       i += frame_size * (n - frames);
       frames = n;
       bool changed = false;
-      for (std::size_t c = 0; c < with_ids; ++c) {
-        const std::size_t j = blk.with_ids[c];
+      for (; with_ids != 0; with_ids &= with_ids - 1) {
+        const std::size_t j = static_cast<std::size_t>(__builtin_ctzll(with_ids));
         const std::uint8_t* f = data + new_at + frame_size * (j - new_from);
         const std::uint64_t at = first_at + frame_size * j;
         if (f[0] == 0xFF && barrier_frame(f)) {  // its bytes are not data: skipped
