@@ -81,8 +81,8 @@ using diagnostic = ::tracecodec::detail::diagnostic<error_code>;
 inline constexpr std::uint8_t null_trace_id = 0x00;
 // 0x70-0x7F are reserved (0x7D: trigger, 0x7F never used: an ID byte 0xFF would be a sync).
 constexpr bool reserved_trace_id(std::uint8_t id) noexcept { return id >= 0x70; }
-constexpr bool valid_trace_id(std::uint8_t id) noexcept {
-  return id != null_trace_id && !reserved_trace_id(id);
+constexpr bool valid_trace_id(std::uint8_t id) noexcept {  // neither null nor reserved
+  return static_cast<unsigned>(id) - 1u < 0x6Fu;  // (one comparison: 0 wraps around)
 }
 
 enum class frame_format : std::uint8_t {
@@ -369,7 +369,7 @@ TRACECODEC_DEFORMAT_QUAD_TARGET [[gnu::always_inline]] inline std::uint64_t quad
   const bytes64 even_ones = __builtin_bit_cast(bytes64, words64{} + 0x0001000100010001ull);
   return __builtin_ia32_cmpb512_mask(v & even_ones, bytes64{}, 4, ~0ull);  // 4: not equal (vptestmb)
 }
-// The four frames at f unpacked, their data bytes (bit 0 restored) closed up and stored at `to`
+// The four frames in v unpacked, their data bytes (bit 0 restored) closed up and stored at `to`
 // (64 bytes written); returns their data-byte mask (bit 16j + b: byte b of frame j).
 TRACECODEC_DEFORMAT_QUAD_TARGET [[gnu::always_inline]] inline std::uint64_t unpack_quad(bytes64 v, std::uint64_t ids,
                                                                                       std::uint8_t* to) noexcept {
@@ -429,11 +429,14 @@ TRACECODEC_DEFORMAT_QUAD_TARGET inline std::size_t unpack_quads(const std::uint8
     const std::uint64_t ids = quad_ids(v);
     const std::uint64_t data = unpack_quad(v, ids, b.bytes + len);
     __builtin_memcpy(b.masks + j, &data, 8);
-    // Where each frame's bytes begin: len plus the data bytes of the frames before it.
-    b.starts[j] = static_cast<std::uint16_t>(len);
-    b.starts[j + 1] = static_cast<std::uint16_t>(len + __builtin_popcountll(data & 0xFFFFull));
-    b.starts[j + 2] = static_cast<std::uint16_t>(len + __builtin_popcountll(data & 0xFFFFFFFFull));
-    b.starts[j + 3] = static_cast<std::uint16_t>(len + __builtin_popcountll(data & 0xFFFFFFFFFFFFull));
+    // Where each frame's bytes begin: len plus the data bytes of the frames before it. Per
+    // 16-bit lane, 15 less its ID bytes (counted in place: they are even bits only); one
+    // multiply sums the lanes below each lane (at most 45, plus len at most 960: no carries).
+    std::uint64_t c = (ids & 0x1111111111111111ull) + ((ids >> 2) & 0x1111111111111111ull);
+    c = (c + (c >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    c = 0x000F000F000F000Full - ((c + (c >> 8)) & 0x00FF00FF00FF00FFull);
+    const std::uint64_t starts4 = c * 0x0001000100010000ull + len * 0x0001000100010001ull;
+    __builtin_memcpy(b.starts + j, &starts4, 8);
     len += static_cast<std::size_t>(__builtin_popcountll(data));
     // A frame's lane of ids is at most 0x5555: adding 0x7FFF sets its bit 15 when it has any;
     // the four bits 15, 31, 47, 63 gathered to bits 48-51 by one multiply (its partial products
@@ -860,13 +863,13 @@ class deformatter {
   }
 
 #if TRACECODEC_DEFORMAT_BLOCKS
-  // A place in a block: in frame `frame` the bytes of `mask`, from (or up to) blk.bytes[at];
-  // for the start of a run, its OpenCSD segment number (data_batch::first_segment).
-  struct cut {
+  // Where the current source's run began in a block: in frame `frame`, at blk.bytes[at], with
+  // its OpenCSD segment number (data_batch::first_segment). blk.masks[frame] holds only the
+  // run's bytes of that frame: each cut leaves a frame's mask to the run after it.
+  struct run_start {
     std::size_t frame;
-    unsigned mask;
-    std::uint8_t number;
     std::size_t at;
+    std::uint8_t number;
   };
 
   // Batches, with the block path, from a frame the batch loop stops at (an ID change, or data of no
@@ -883,9 +886,9 @@ class deformatter {
     detail::frame_block blk;
     std::size_t frames = 0, len = 0;  // in blk (the carried run's first)
     std::uint64_t first_at = base + i;  // input offset of blk's frame 0
-    cut open{0, whole_frame, 0, 0};     // where the current source's run began in blk
+    run_start open{0, 0, 0};            // where the current source's run began in blk
     if (out.frames != 0) {  // the batch loop's batch (the current source's) goes on in blk
-      copy_run(blk.bytes, blk.masks, out.bytes, out.masks, out.size, out.frames, whole_frame);
+      copy_run(blk.bytes, blk.masks, out.bytes, out.masks, out.size, out.frames);
       for (std::size_t j = 0; j < out.frames; ++j)
         blk.starts[j] = 0;  // (read only for frames with ID bytes, which come after)
       frames = out.frames;
@@ -897,7 +900,8 @@ class deformatter {
     for (;;) {
       const std::size_t room = batch_frames - frames, left = (size - i) / frame_size;
       const std::size_t n = frames + (room < left ? room : left);
-      const std::size_t new_from = frames, new_at = i;  // blk frame new_from is data[new_at]
+      const std::size_t new_from = frames;  // blk frame new_from is new_frames[0]
+      const std::uint8_t* const new_frames = data + i;
       std::uint64_t with_ids = 0;  // bit j: blk frame j holds ID bytes
       detail::unpack_block(data + i, frames, n, blk, len, with_ids);
       i += frame_size * (n - frames);
@@ -905,45 +909,44 @@ class deformatter {
       bool changed = false;
       for (; with_ids != 0; with_ids &= with_ids - 1) {
         const std::size_t j = static_cast<std::size_t>(__builtin_ctzll(with_ids));
-        const std::uint8_t* f = data + new_at + frame_size * (j - new_from);
-        const std::uint64_t at = first_at + frame_size * j;
+        const std::uint8_t* f = new_frames + frame_size * (j - new_from);
         if (f[0] == 0xFF && barrier_frame(f)) {  // its bytes are not data: skipped
-          pass_on(blk, open, cut{j, 0, 0, blk.starts[j]}, first_at, out);
-          barrier(at, on_error);
-          open = cut{j + 1, whole_frame, 0, blk.starts[j + 1]};
+          pass_on(blk, open, j, 0, blk.starts[j], first_at, out);
+          barrier(first_at + frame_size * j, on_error);
+          open = run_start{j + 1, blk.starts[j + 1], 0};
           changed = true;
           continue;
         }
         const unsigned aux = f[15] & 0x7Fu;  // (bit 7: byte 14, which has no byte after it)
+        const std::size_t frame_start = blk.starts[j];
         unsigned removed = 0;
         // The frame's ID bytes: the even bytes its mask leaves out (bit p: byte p).
         for (unsigned b = ~unsigned{blk.masks[j]} & 0x5555u; b != 0; b &= b - 1, ++removed) {
-          const unsigned p = detail::lowest_bit(b), k = p / 2;
+          const unsigned p = detail::lowest_bit(b);
           const std::uint8_t id = static_cast<std::uint8_t>(f[p] >> 1);
           if (id == id_ && known_) continue;  // the same source again: its run goes on
-          // aux bit k = 1: the change takes effect after byte 2k + 1 (still the old source's)
-          const unsigned delayed = (aux >> k) & 1u;
-          const std::size_t to_at = blk.starts[j] + p - removed + delayed;
-          pass_on(blk, open, cut{j, ((1u << p) - 1u) | delayed << (p + 1), 0, to_at}, first_at, out);
+          // aux bit p / 2 = 1: the change takes effect after byte p + 1 (still the old source's)
+          const unsigned delayed = (aux >> (p / 2)) & 1u;
+          const std::size_t to_at = frame_start + p - removed + delayed;
           // OpenCSD's numbering (as frame_with_ids): the new run begins at this ID byte if the
           // old source got bytes in this frame, else it takes over that run's number.
-          const std::size_t frame_start = blk.starts[j];
           const bool took = to_at > (open.at > frame_start ? open.at : frame_start);
           const std::uint8_t number = took ? static_cast<std::uint8_t>(p) : open.frame == j ? open.number : 0;
-          switch_to(id, at + p, on_error);
-          open = cut{j, ~((2u << (p + delayed)) - 1u), number, to_at};
+          pass_on(blk, open, j, ((1u << p) - 1u) | delayed << (p + 1), to_at, first_at, out);
+          switch_to(id, first_at + frame_size * j + p, on_error);
+          open = run_start{j, to_at, number};
           changed = true;
         }
       }
-      if (open.frame < frames && (blk.masks[open.frame] & open.mask) == 0)
-        open = cut{open.frame + 1, whole_frame, 0, open.at};  // it begins with the next frame
+      if (open.frame < frames && blk.masks[open.frame] == 0)
+        open = run_start{open.frame + 1, open.at, 0};  // it begins with the next frame
       const bool valid = known_ && valid_trace_id(id_);
       if (!valid) {
         dropped_ += len - open.at;
         if (size - i < frame_size) return i;
         frames = len = 0;
         first_at = base + i;
-        open = cut{0, whole_frame, 0, 0};
+        open = run_start{0, 0, 0};
         continue;
       }
       if (changed && size - i >= frame_size && frames - open.frame < batch_frames) {
@@ -951,12 +954,12 @@ class deformatter {
         first_at += frame_size * open.frame;
         frames -= open.frame;
         len -= open.at;
-        open = cut{0, whole_frame, open.number, 0};
+        open = run_start{0, 0, open.number};
         continue;
       }
       if (len > open.at) {  // the open run: to `out`, the batch loop's
         copy_run(out.bytes, out.masks, blk.bytes + open.at, blk.masks + open.frame, len - open.at,
-                 frames - open.frame, open.mask);
+                 frames - open.frame);
         out.size = len - open.at;
         out.frames = frames - open.frame;
         out.offset = first_at + frame_size * open.frame;
@@ -967,51 +970,49 @@ class deformatter {
     }
   }
 
-  // A run's n bytes and its frames' masks, the first mask cut to `first` (the destination
-  // may be the start of the same buffers).
+  // A run's n bytes and its frames' masks (the destination may be the start of the same
+  // buffers).
   static constexpr void copy_run(std::uint8_t* to_bytes, std::uint16_t* to_masks, const std::uint8_t* bytes,
-                                 const std::uint16_t* masks, std::size_t n, std::size_t frames,
-                                 unsigned first) noexcept {
+                                 const std::uint16_t* masks, std::size_t n, std::size_t frames) noexcept {
     detail::copy_bytes(to_bytes, bytes, n);
     for (std::size_t j = 0; j < frames; ++j) to_masks[j] = masks[j];
-    if (frames != 0) to_masks[0] = static_cast<std::uint16_t>(to_masks[0] & first);
   }
   // The open run moved to the start of blk, its frame starts with it.
-  static constexpr void move_run(detail::frame_block& blk, const cut& open, std::size_t frames,
+  static constexpr void move_run(detail::frame_block& blk, const run_start& open, std::size_t frames,
                                  std::size_t len) noexcept {
     for (std::size_t j = 0; j < frames - open.frame; ++j) {
       const std::size_t s = blk.starts[open.frame + j];
       blk.starts[j] = static_cast<std::uint16_t>(s > open.at ? s - open.at : 0);
     }
     copy_run(blk.bytes, blk.masks, blk.bytes + open.at, blk.masks + open.frame, len - open.at,
-             frames - open.frame, open.mask);
+             frames - open.frame);
   }
 
-  // The current source's bytes from `from` to `to` in blk: a batch, or counted as dropped.
+  // The current source's run from `from` to blk.bytes[to_at]: a batch, or counted as dropped.
+  // Its last bytes are frame `last`'s bytes of `below` (none: it ended with the frame before);
+  // frame `last`'s mask keeps the others.
   template <class Out>
-  constexpr void pass_on(detail::frame_block& blk, cut from, cut to, std::uint64_t first_at, Out& out) noexcept {
-    if (to.at <= from.at) return;
-    if (!known_ || !valid_trace_id(id_)) {
-      dropped_ += to.at - from.at;
-      return;
+  constexpr void pass_on(detail::frame_block& blk, const run_start& from, std::size_t last, unsigned below,
+                         std::size_t to_at, std::uint64_t first_at, Out& out) noexcept {
+    const unsigned m = blk.masks[last];
+    if (to_at > from.at) {
+      if (known_ && valid_trace_id(id_)) {
+        std::size_t first = from.frame;
+        std::uint8_t number = from.number;
+        if (blk.masks[first] == 0) {  // the run began with the next frame
+          ++first;
+          number = 0;
+        }
+        std::size_t end = last + 1;
+        if ((m & below) == 0) --end;  // it ended with the frame before
+        blk.masks[last] = static_cast<std::uint16_t>(m & below);
+        out.on_data(data_batch{id_, blk.bytes + from.at, to_at - from.at, first_at + frame_size * first,
+                               blk.masks + first, end - first, number});
+      } else {
+        dropped_ += to_at - from.at;
+      }
     }
-    if (from.frame == to.frame) to.mask &= from.mask;
-    if ((blk.masks[from.frame] & from.mask) == 0) {  // the run began with the next frame
-      ++from.frame;
-      from.mask = whole_frame;
-      from.number = 0;
-    }
-    if ((blk.masks[to.frame] & to.mask) == 0) {  // it ended with the frame before
-      --to.frame;
-      to.mask = whole_frame;
-    }
-    const std::uint16_t keep_from = blk.masks[from.frame], keep_to = blk.masks[to.frame];
-    blk.masks[to.frame] = static_cast<std::uint16_t>(keep_to & to.mask);
-    blk.masks[from.frame] = static_cast<std::uint16_t>(blk.masks[from.frame] & from.mask);
-    out.on_data(data_batch{id_, blk.bytes + from.at, to.at - from.at, first_at + frame_size * from.frame,
-                           blk.masks + from.frame, to.frame - from.frame + 1, from.number});
-    blk.masks[from.frame] = keep_from;
-    blk.masks[to.frame] = keep_to;
+    blk.masks[last] = static_cast<std::uint16_t>(m & ~below);
   }
 #endif
 
