@@ -286,8 +286,7 @@ constexpr void copy_bytes(std::uint8_t* to, const std::uint8_t* from, std::size_
 // batch path): each frame's data bytes (bit 0 restored, ID bytes closed up) back to back.
 struct frame_block {
   std::uint8_t bytes[batch_frames * 15 + frame_size];
-  std::uint16_t masks[batch_frames];       // each frame's data bytes (bit b: byte b)
-  std::uint16_t starts[batch_frames + 1];  // where each frame's data bytes begin in `bytes`
+  std::uint16_t masks[batch_frames];  // each frame's data bytes (bit b: byte b)
 };
 static_assert(batch_frames == 64, "a block's frames with ID bytes are the bits of one word");
 
@@ -359,8 +358,9 @@ inline bool have_quad_unpack() noexcept {
          __builtin_cpu_supports("popcnt");
 }
 using bytes64 = char __attribute__((vector_size(64)));
+using halves64 = short __attribute__((vector_size(64)));
+using uhalves64 = unsigned short __attribute__((vector_size(64)));
 using words64 = unsigned long long __attribute__((vector_size(64)));
-using ubytes64 = unsigned char __attribute__((vector_size(64)));
 
 // Four frames' data bytes: bit 16j + b for byte b of frame j (bits 0-14 but the ID bytes).
 inline constexpr std::uint64_t quad_data_bytes = 0x7FFF7FFF7FFF7FFFull;
@@ -373,25 +373,30 @@ TRACECODEC_DEFORMAT_QUAD_TARGET [[gnu::always_inline]] inline std::uint64_t quad
 // (64 bytes written); returns their data-byte mask (bit 16j + b: byte b of frame j).
 TRACECODEC_DEFORMAT_QUAD_TARGET [[gnu::always_inline]] inline std::uint64_t unpack_quad(bytes64 v, std::uint64_t ids,
                                                                                       std::uint8_t* to) noexcept {
-  // Each lane's byte 15 (the auxiliary byte) at every place, then bit k of it at byte 2k.
+  // Each lane's byte 15 (the auxiliary byte) at every place; the lane's 16-bit word k shifted
+  // right by k has bit k of it at bit 0 of byte 2k, OR-ed in (a data byte has bit 0 clear; an ID
+  // byte is dropped).
   const bytes64 aux_places = bytes64{} + 15;
-  const std::uint64_t bits_lo = 0x0008000400020001ull, bits_hi = 0x0080004000200010ull;
-  const bytes64 aux_bits =
-      __builtin_bit_cast(bytes64, words64{bits_lo, bits_hi, bits_lo, bits_hi, bits_lo, bits_hi, bits_lo, bits_hi});
 #if defined(__clang__)
   const bytes64 aux = __builtin_ia32_pshufb512(v, aux_places);
 #else
   const bytes64 aux = __builtin_ia32_pshufb512_mask(v, aux_places, bytes64{}, ~0ull);
 #endif
-  // A data byte's bit 0 is clear, so adding 1 (subtracting the mask's -1) sets it; an ID byte
-  // changes too, and is dropped. Unsigned lanes: 0xFF + 1 wraps.
-  const ubytes64 set = __builtin_bit_cast(
-      ubytes64, __builtin_ia32_cvtmask2b512(__builtin_ia32_cmpb512_mask(aux & aux_bits, bytes64{}, 4, ~0ull)));
-  const bytes64 u = __builtin_bit_cast(bytes64, __builtin_bit_cast(ubytes64, v) - set);
+  const uhalves64 word_k = {0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7,
+                            0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7};
+  const bytes64 u = v | __builtin_bit_cast(bytes64, (__builtin_bit_cast(uhalves64, aux) >> word_k) & 1);
   const std::uint64_t data = ~ids & quad_data_bytes;
   const bytes64 packed = __builtin_ia32_compressqi512_mask(u, bytes64{}, data);
   __builtin_memcpy(to, &packed, 64);
   return data;
+}
+
+// Two blocks of frames ahead of f (an address only: a prefetch never faults, even past the
+// input's end). The block path computes between its loads long enough that, without it, they
+// wait for memory the hardware prefetcher has not yet brought in (bench/README.md).
+[[gnu::always_inline]] inline void prefetch_ahead(const std::uint8_t* f) noexcept {
+  const std::uintptr_t ahead = reinterpret_cast<std::uintptr_t>(f) + 2 * batch_frames * frame_size;
+  __builtin_prefetch(reinterpret_cast<const void*>(ahead));
 }
 
 // The batch loop's frames of the current source, four at a time (as same_source_frames): up
@@ -408,6 +413,7 @@ TRACECODEC_DEFORMAT_QUAD_TARGET inline std::size_t same_source_quads(const std::
     __builtin_memcpy(&v, f, sizeof v);
     const std::uint64_t ids = quad_ids(v);
     if ((ids & ~__builtin_ia32_cmpb512_mask(v, ids_of_source, 0, ~0ull)) != 0) break;  // 0: equal
+    prefetch_ahead(f);
     const std::uint64_t data = unpack_quad(v, ids, to);
     __builtin_memcpy(masks + j, &data, 8);  // each frame's mask, frame j's in bits 0-15
     to += __builtin_popcountll(data);
@@ -421,31 +427,36 @@ TRACECODEC_DEFORMAT_QUAD_TARGET inline std::size_t same_source_quads(const std::
 TRACECODEC_DEFORMAT_QUAD_TARGET inline std::size_t unpack_quads(const std::uint8_t* f, std::size_t j, std::size_t n,
                                                                  frame_block& b, std::size_t& len_out,
                                                                  std::uint64_t& with_ids_out) noexcept {
+  const std::size_t j0 = j;
   std::size_t len = len_out;
-  std::uint64_t with_ids = with_ids_out;
   for (; n - j >= 4; j += 4, f += 4 * frame_size) {
     bytes64 v;
     __builtin_memcpy(&v, f, sizeof v);
-    const std::uint64_t ids = quad_ids(v);
-    const std::uint64_t data = unpack_quad(v, ids, b.bytes + len);
+    prefetch_ahead(f);
+    const std::uint64_t data = unpack_quad(v, quad_ids(v), b.bytes + len);
     __builtin_memcpy(b.masks + j, &data, 8);
-    // Where each frame's bytes begin: len plus the data bytes of the frames before it. Per
-    // 16-bit lane, 15 less its ID bytes (counted in place: they are even bits only); one
-    // multiply sums the lanes below each lane (at most 45, plus len at most 960: no carries).
-    std::uint64_t c = (ids & 0x1111111111111111ull) + ((ids >> 2) & 0x1111111111111111ull);
-    c = (c + (c >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-    c = 0x000F000F000F000Full - ((c + (c >> 8)) & 0x00FF00FF00FF00FFull);
-    const std::uint64_t starts4 = c * 0x0001000100010000ull + len * 0x0001000100010001ull;
-    __builtin_memcpy(b.starts + j, &starts4, 8);
     len += static_cast<std::size_t>(__builtin_popcountll(data));
-    // A frame's lane of ids is at most 0x5555: adding 0x7FFF sets its bit 15 when it has any;
-    // the four bits 15, 31, 47, 63 gathered to bits 48-51 by one multiply (its partial products
-    // do not overlap, so nothing carries).
-    const std::uint64_t any = ((ids + 0x7FFF7FFF7FFF7FFFull) >> 15) & 0x0001000100010001ull;
-    with_ids |= ((any * 0x0001000200040008ull) >> 48) << j;
   }
   len_out = len;
-  with_ids_out = with_ids;
+  if (j == j0) return j;
+  // The frames with ID bytes: masks other than a whole frame's, 32 compared at once.
+  const std::uint64_t taken = (j == batch_frames ? ~0ull : (1ull << j) - 1) & ~((1ull << j0) - 1);
+  const halves64 whole = halves64{} + static_cast<short>(whole_frame);
+  std::uint64_t with_ids = 0;
+  for (unsigned h = 0; h < batch_frames; h += 32) {
+    const auto lanes = static_cast<std::uint32_t>(taken >> h);
+    if (lanes == 0) continue;
+    // Only these frames' masks loaded, the others zero (they may never have been written).
+    // Clang's builtin takes a pointer to the vector, GCC's to its element.
+#if defined(__clang__)
+    const auto* from = reinterpret_cast<const halves64*>(b.masks + h);
+#else
+    const auto* from = reinterpret_cast<const short*>(b.masks + h);
+#endif
+    const halves64 m = __builtin_ia32_loaddquhi512_mask(from, halves64{}, lanes);
+    with_ids |= std::uint64_t{__builtin_ia32_cmpw512_mask(m, whole, 4, lanes)} << h;  // 4: not equal
+  }
+  with_ids_out |= with_ids;
   return j;
 }
 #endif
@@ -518,10 +529,8 @@ TRACECODEC_DEFORMAT_BLOCK_TARGET inline void unpack_frames(const std::uint8_t* f
     const unsigned ids = unpack_frame(f, b.bytes + len);
     with_ids |= std::uint64_t{ids != 0 ? 1u : 0u} << j;
     b.masks[j] = frame_layouts.m[ids];
-    b.starts[j] = static_cast<std::uint16_t>(len);
     len += frame_layouts.data_bytes[ids];
   }
-  b.starts[n] = static_cast<std::uint16_t>(len);
   len_out = len;
   with_ids_out = with_ids;
 }
@@ -863,6 +872,8 @@ class deformatter {
   }
 
 #if TRACECODEC_DEFORMAT_BLOCKS
+  static constexpr std::uint8_t no_source = 0xFF;  // not a 7-bit trace ID, nor valid
+
   // Where the current source's run began in a block: in frame `frame`, at blk.bytes[at], with
   // its OpenCSD segment number (data_batch::first_segment). blk.masks[frame] holds only the
   // run's bytes of that frame: each cut leaves a frame's mask to the run after it.
@@ -887,10 +898,10 @@ class deformatter {
     std::size_t frames = 0, len = 0;  // in blk (the carried run's first)
     std::uint64_t first_at = base + i;  // input offset of blk's frame 0
     run_start open{0, 0, 0};            // where the current source's run began in blk
+    // known_ and id_ as one local (no_source: not known): the consumer's stores may alias them.
+    std::uint8_t source = known_ ? id_ : no_source;
     if (out.frames != 0) {  // the batch loop's batch (the current source's) goes on in blk
       copy_run(blk.bytes, blk.masks, out.bytes, out.masks, out.size, out.frames);
-      for (std::size_t j = 0; j < out.frames; ++j)
-        blk.starts[j] = 0;  // (read only for frames with ID bytes, which come after)
       frames = out.frames;
       len = out.size;
       first_at = out.offset;
@@ -900,31 +911,36 @@ class deformatter {
     for (;;) {
       const std::size_t room = batch_frames - frames, left = (size - i) / frame_size;
       const std::size_t n = frames + (room < left ? room : left);
-      const std::size_t new_from = frames;  // blk frame new_from is new_frames[0]
-      const std::uint8_t* const new_frames = data + i;
+      // blk frame j is data[frame0 + frame_size * j] (frame0 wraps below 0 for carried frames)
+      const std::size_t frame0 = i - frame_size * frames;
       std::uint64_t with_ids = 0;  // bit j: blk frame j holds ID bytes
+      // A new frame j's bytes begin at at0 + 15 * j: 15 for each new frame before it, less their
+      // ID bytes (only the frames with ID bytes have any: taken off as the loop below passes them).
+      std::size_t at0 = len - 15 * frames;
       detail::unpack_block(data + i, frames, n, blk, len, with_ids);
       i += frame_size * (n - frames);
       frames = n;
       bool changed = false;
       for (; with_ids != 0; with_ids &= with_ids - 1) {
         const std::size_t j = static_cast<std::size_t>(__builtin_ctzll(with_ids));
-        const std::uint8_t* f = new_frames + frame_size * (j - new_from);
+        const std::uint8_t* f = data + (frame0 + frame_size * j);
+        const std::size_t frame_start = at0 + 15 * j;
         if (f[0] == 0xFF && barrier_frame(f)) {  // its bytes are not data: skipped
-          pass_on(blk, open, j, 0, blk.starts[j], first_at, out);
+          pass_on(blk, open, j, 0, frame_start, first_at, source, out);
           barrier(first_at + frame_size * j, on_error);
-          open = run_start{j + 1, blk.starts[j + 1], 0};
+          source = no_source;
+          at0 -= 8;  // every even byte
+          open = run_start{j + 1, frame_start + 7, 0};  // after its 7 odd bytes
           changed = true;
           continue;
         }
         const unsigned aux = f[15] & 0x7Fu;  // (bit 7: byte 14, which has no byte after it)
-        const std::size_t frame_start = blk.starts[j];
         unsigned removed = 0;
         // The frame's ID bytes: the even bytes its mask leaves out (bit p: byte p).
         for (unsigned b = ~unsigned{blk.masks[j]} & 0x5555u; b != 0; b &= b - 1, ++removed) {
           const unsigned p = detail::lowest_bit(b);
           const std::uint8_t id = static_cast<std::uint8_t>(f[p] >> 1);
-          if (id == id_ && known_) continue;  // the same source again: its run goes on
+          if (id == source) continue;  // the same source again: its run goes on
           // aux bit p / 2 = 1: the change takes effect after byte p + 1 (still the old source's)
           const unsigned delayed = (aux >> (p / 2)) & 1u;
           const std::size_t to_at = frame_start + p - removed + delayed;
@@ -932,16 +948,17 @@ class deformatter {
           // old source got bytes in this frame, else it takes over that run's number.
           const bool took = to_at > (open.at > frame_start ? open.at : frame_start);
           const std::uint8_t number = took ? static_cast<std::uint8_t>(p) : open.frame == j ? open.number : 0;
-          pass_on(blk, open, j, ((1u << p) - 1u) | delayed << (p + 1), to_at, first_at, out);
+          pass_on(blk, open, j, ((1u << p) - 1u) | delayed << (p + 1), to_at, first_at, source, out);
           switch_to(id, first_at + frame_size * j + p, on_error);
+          source = id;
           open = run_start{j, to_at, number};
           changed = true;
         }
+        at0 -= removed;
       }
       if (open.frame < frames && blk.masks[open.frame] == 0)
         open = run_start{open.frame + 1, open.at, 0};  // it begins with the next frame
-      const bool valid = known_ && valid_trace_id(id_);
-      if (!valid) {
+      if (!valid_trace_id(source)) {
         dropped_ += len - open.at;
         if (size - i < frame_size) return i;
         frames = len = 0;
@@ -977,13 +994,9 @@ class deformatter {
     detail::copy_bytes(to_bytes, bytes, n);
     for (std::size_t j = 0; j < frames; ++j) to_masks[j] = masks[j];
   }
-  // The open run moved to the start of blk, its frame starts with it.
+  // The open run moved to the start of blk.
   static constexpr void move_run(detail::frame_block& blk, const run_start& open, std::size_t frames,
                                  std::size_t len) noexcept {
-    for (std::size_t j = 0; j < frames - open.frame; ++j) {
-      const std::size_t s = blk.starts[open.frame + j];
-      blk.starts[j] = static_cast<std::uint16_t>(s > open.at ? s - open.at : 0);
-    }
     copy_run(blk.bytes, blk.masks, blk.bytes + open.at, blk.masks + open.frame, len - open.at,
              frames - open.frame);
   }
@@ -993,10 +1006,10 @@ class deformatter {
   // frame `last`'s mask keeps the others.
   template <class Out>
   constexpr void pass_on(detail::frame_block& blk, const run_start& from, std::size_t last, unsigned below,
-                         std::size_t to_at, std::uint64_t first_at, Out& out) noexcept {
+                         std::size_t to_at, std::uint64_t first_at, std::uint8_t source, Out& out) noexcept {
     const unsigned m = blk.masks[last];
     if (to_at > from.at) {
-      if (known_ && valid_trace_id(id_)) {
+      if (valid_trace_id(source)) {
         std::size_t first = from.frame;
         std::uint8_t number = from.number;
         if (blk.masks[first] == 0) {  // the run began with the next frame
@@ -1006,7 +1019,7 @@ class deformatter {
         std::size_t end = last + 1;
         if ((m & below) == 0) --end;  // it ended with the frame before
         blk.masks[last] = static_cast<std::uint16_t>(m & below);
-        out.on_data(data_batch{id_, blk.bytes + from.at, to_at - from.at, first_at + frame_size * first,
+        out.on_data(data_batch{source, blk.bytes + from.at, to_at - from.at, first_at + frame_size * first,
                                blk.masks + first, end - first, number});
       } else {
         dropped_ += to_at - from.at;
