@@ -254,6 +254,24 @@ inline std::vector<corpus> load_etmv4_corpora(std::size_t size, const char* only
   return cs;
 }
 
+// The first `packets` packets of corpus c (it begins with an A-Sync), repeated to at least
+// `size` bytes, named <c.name>-<packets>-packets; empty when c is shorter. Every repeat begins
+// with that A-Sync, so every repeat decodes alike. A short repeat lets the branch predictor
+// learn the stream's packet sequence, as it learns the short snapshots of the ETE corpora
+// (bench/README.md, "ETMv4 packet decode: a stream the branch predictor cannot learn").
+inline std::vector<corpus> repeated_section(const corpus& c, std::size_t packets, std::size_t size) {
+  std::vector<packet> ps;
+  decoder<> d(c.regs);
+  d.decode(c.bytes.data(), c.bytes.size(), [&](const packet& p) { ps.push_back(p); }, [](const diagnostic&) {});
+  if (ps.size() <= packets || ps[0].kind != packet_kind::async) return {};
+  const auto end = c.bytes.begin() + static_cast<std::ptrdiff_t>(ps[packets].offset);
+  const std::vector<std::uint8_t> one(c.bytes.begin(), end);
+  corpus r{c.name + "-" + std::to_string(packets) + "-packets", c.regs, repeat_to(one, size), {}, {}};
+  std::vector<corpus> v;
+  v.push_back(std::move(r));
+  return v;
+}
+
 // The packet corpus called `name`, whichever loader makes it: an etmv4- stream, the deep
 // speculation stress case or a snapshot corpus (empty when there is none).
 inline std::vector<corpus> load_named(std::size_t size, const char* name) {

@@ -688,6 +688,13 @@ int main(int argc, char** argv) {
   // ETMv4: packet decode, side by side with OpenCSD (issue 17).
   static const std::vector<corpus> etmv4 = with_packets(bench::load_etmv4_corpora(corpus_bytes));
   for (const corpus& c : etmv4) register_decode(c);
+  // bugfix-exact-match's first 4096 packets repeated: the same packets in a sequence short
+  // enough for the branch predictor to learn, as it learns the ETE corpora's snapshots.
+  static std::vector<corpus> sections;
+  for (const corpus& c : etmv4)
+    if (c.name == "etmv4-bugfix-exact-match")
+      for (corpus& s : with_packets(bench::repeated_section(c, 4096, corpus_bytes))) sections.push_back(std::move(s));
+  for (const corpus& c : sections) register_decode(c);
   // ete_spec_1 repeated whole: a resolution queue about MAXSPEC deep (a stress case of the
   // resolver, bench::deep_speculation_corpus()).
   static const std::vector<corpus> deep = with_packets(bench::deep_speculation_corpus(corpus_bytes));
