@@ -42,6 +42,8 @@ struct corpus {
 
 // Fills c.packets and c.elements (what the encoder and compressor take) from c.bytes.
 inline void decode_into(corpus& c) {
+  c.packets.clear();  // load_etmv4_corpora() has filled them already
+  c.elements.clear();
   decoder<> d(c.regs);
   d.decode(c.bytes.data(), c.bytes.size(), [&](const packet& p) { c.packets.push_back(p); },
            [](const diagnostic&) {});
@@ -254,22 +256,29 @@ inline std::vector<corpus> load_etmv4_corpora(std::size_t size, const char* only
   return cs;
 }
 
-// The first `packets` packets of corpus c (it begins with an A-Sync), repeated to at least
-// `size` bytes, named <c.name>-<packets>-packets; empty when c is shorter. Every repeat begins
-// with that A-Sync, so every repeat decodes alike. A short repeat lets the branch predictor
-// learn the stream's packet sequence, as it learns the short snapshots of the ETE corpora
-// (bench/README.md, "ETMv4 packet decode: a stream the branch predictor cannot learn").
+// The first `packets` packets of corpus c (its packets decoded: decode_into(); it begins with
+// an A-Sync), repeated to at least `size` bytes, named <c.name>-<packets>-packets; empty when c
+// is shorter. Every repeat begins with that A-Sync. A short repeat lets the branch predictor
+// learn the stream's packet sequence, as it learns the ETE snapshots' (bench/README.md, "ETMv4
+// packet decode: a stream the branch predictor cannot learn").
 inline std::vector<corpus> repeated_section(const corpus& c, std::size_t packets, std::size_t size) {
-  std::vector<packet> ps;
-  decoder<> d(c.regs);
-  d.decode(c.bytes.data(), c.bytes.size(), [&](const packet& p) { ps.push_back(p); }, [](const diagnostic&) {});
-  if (ps.size() <= packets || ps[0].kind != packet_kind::async) return {};
-  const auto end = c.bytes.begin() + static_cast<std::ptrdiff_t>(ps[packets].offset);
+  if (c.packets.size() <= packets || c.packets[0].kind != packet_kind::async) return {};
+  const auto end = c.bytes.begin() + static_cast<std::ptrdiff_t>(c.packets[packets].offset);
   const std::vector<std::uint8_t> one(c.bytes.begin(), end);
   corpus r{c.name + "-" + std::to_string(packets) + "-packets", c.regs, repeat_to(one, size), {}, {}};
+  r.repeat_size = one.size();
   std::vector<corpus> v;
   v.push_back(std::move(r));
   return v;
+}
+
+// Whether corpus s from repeated_section(): its packets decoded (decode_into()), gives
+// `packets` packets per repeat, each repeat's kinds those of the first.
+inline bool section_repeats_alike(const corpus& s, std::size_t packets) {
+  if (s.repeat_size == 0 || s.packets.size() != packets * (s.bytes.size() / s.repeat_size)) return false;
+  for (std::size_t i = packets; i < s.packets.size(); ++i)
+    if (s.packets[i].kind != s.packets[i % packets].kind) return false;
+  return true;
 }
 
 // The packet corpus called `name`, whichever loader makes it: an etmv4- stream, the deep

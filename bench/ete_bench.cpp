@@ -51,7 +51,8 @@
 // whole, whose resolution queue stays about MAXSPEC deep (decode, elements and parallel
 // elements only); for
 // BM_ete_decode and BM_opencsd_decode also ETMv4 streams (etmv4-<capture>: the busiest trace ID
-// of a formatted capture of ../shared/conformance/etmv4, from its first A-Sync to its last). Flow corpora:
+// of a formatted capture of ../shared/conformance/etmv4, from its first A-Sync to its last), and
+// etmv4-bugfix-exact-match-<N>-packets, that capture's first N packets repeated. Flow corpora:
 // snapshots with memory images (flow_corpora()), each repeated whole.
 #include <benchmark/benchmark.h>
 
@@ -632,6 +633,9 @@ benchmark::internal::Benchmark* register_on(const char* what, void (*fn)(benchma
       ->Unit(benchmark::kMillisecond);
 }
 
+// Packets of bugfix-exact-match's start repeated (bench::repeated_section()).
+constexpr std::size_t section_packets = 4096;
+
 // Corpora with their packets and elements filled in (decode_into()).
 std::vector<corpus> with_packets(std::vector<corpus> cs) {
   for (corpus& c : cs) bench::decode_into(c);
@@ -688,13 +692,20 @@ int main(int argc, char** argv) {
   // ETMv4: packet decode, side by side with OpenCSD (issue 17).
   static const std::vector<corpus> etmv4 = with_packets(bench::load_etmv4_corpora(corpus_bytes));
   for (const corpus& c : etmv4) register_decode(c);
-  // bugfix-exact-match's first 4096 packets repeated: the same packets in a sequence short
-  // enough for the branch predictor to learn, as it learns the ETE corpora's snapshots.
-  static std::vector<corpus> sections;
-  for (const corpus& c : etmv4)
-    if (c.name == "etmv4-bugfix-exact-match")
-      for (corpus& s : with_packets(bench::repeated_section(c, 4096, corpus_bytes))) sections.push_back(std::move(s));
-  for (const corpus& c : sections) register_decode(c);
+  // The start of bugfix-exact-match repeated: its packets in a sequence short enough for the
+  // branch predictor to learn, as it learns the ETE snapshots'.
+  static std::vector<corpus> etmv4_sections;  // registered by address: filled before the loop
+  for (const corpus& c : etmv4) {
+    if (c.name != "etmv4-bugfix-exact-match") continue;
+    for (corpus& s : with_packets(bench::repeated_section(c, section_packets, corpus_bytes))) {
+      if (bench::section_repeats_alike(s, section_packets))
+        etmv4_sections.push_back(std::move(s));
+      else
+        std::fprintf(stderr, "ete-bench: %s skipped: its repeats decode differently\n", s.name.c_str());
+    }
+    if (etmv4_sections.empty()) std::fprintf(stderr, "ete-bench: no section of %s\n", c.name.c_str());
+  }
+  for (const corpus& c : etmv4_sections) register_decode(c);
   // ete_spec_1 repeated whole: a resolution queue about MAXSPEC deep (a stress case of the
   // resolver, bench::deep_speculation_corpus()).
   static const std::vector<corpus> deep = with_packets(bench::deep_speculation_corpus(corpus_bytes));
