@@ -262,7 +262,9 @@ inline std::vector<corpus> load_etmv4_corpora(std::size_t size, const char* only
 // learn the stream's packet sequence, as it learns the ETE snapshots' (bench/README.md, "ETMv4
 // packet decode: a stream the branch predictor cannot learn").
 inline std::vector<corpus> repeated_section(const corpus& c, std::size_t packets, std::size_t size) {
-  if (c.packets.size() <= packets || c.packets[0].kind != packet_kind::async) return {};
+  if (packets == 0 || c.packets.size() <= packets || c.packets[0].kind != packet_kind::async ||
+      c.packets[0].offset != 0)
+    return {};
   const auto end = c.bytes.begin() + static_cast<std::ptrdiff_t>(c.packets[packets].offset);
   const std::vector<std::uint8_t> one(c.bytes.begin(), end);
   corpus r{c.name + "-" + std::to_string(packets) + "-packets", c.regs, repeat_to(one, size), {}, {}};
@@ -273,11 +275,16 @@ inline std::vector<corpus> repeated_section(const corpus& c, std::size_t packets
 }
 
 // Whether corpus s from repeated_section(): its packets decoded (decode_into()), gives
-// `packets` packets per repeat, each repeat's kinds those of the first.
+// `packets` packets per repeat, each repeat's kinds and offsets those of the first, one
+// repeat further on.
 inline bool section_repeats_alike(const corpus& s, std::size_t packets) {
-  if (s.repeat_size == 0 || s.packets.size() != packets * (s.bytes.size() / s.repeat_size)) return false;
-  for (std::size_t i = packets; i < s.packets.size(); ++i)
-    if (s.packets[i].kind != s.packets[i % packets].kind) return false;
+  if (packets == 0 || s.repeat_size == 0 || s.packets.size() != packets * (s.bytes.size() / s.repeat_size))
+    return false;
+  for (std::size_t i = packets; i < s.packets.size(); ++i) {
+    const packet& first = s.packets[i % packets];
+    if (s.packets[i].kind != first.kind || s.packets[i].offset != first.offset + (i / packets) * s.repeat_size)
+      return false;
+  }
   return true;
 }
 
