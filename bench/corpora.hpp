@@ -258,9 +258,10 @@ inline std::vector<corpus> load_etmv4_corpora(std::size_t size, const char* only
 
 // The first `packets` packets of corpus c (its packets decoded: decode_into(); it begins with
 // an A-Sync), repeated to at least `size` bytes, named <c.name>-<packets>-packets; empty when c
-// is shorter. Every repeat begins with that A-Sync. A short repeat lets the branch predictor
-// learn the stream's packet sequence, as it learns the ETE snapshots' (bench/README.md, "ETMv4
-// packet decode: a stream the branch predictor cannot learn").
+// is shorter. Every repeat begins with that A-Sync; repeat_size is set for repeats_alike(). A
+// short repeat lets the branch predictor learn the stream's packet sequence, as it learns the
+// ETE snapshots' (bench/README.md, "ETMv4 packet decode: a stream the branch predictor cannot
+// learn").
 inline std::vector<corpus> repeated_section(const corpus& c, std::size_t packets, std::size_t size) {
   if (packets == 0 || c.packets.size() <= packets || c.packets[0].kind != packet_kind::async ||
       c.packets[0].offset != 0)
@@ -272,20 +273,6 @@ inline std::vector<corpus> repeated_section(const corpus& c, std::size_t packets
   std::vector<corpus> v;
   v.push_back(std::move(r));
   return v;
-}
-
-// Whether corpus s from repeated_section(): its packets decoded (decode_into()), gives
-// `packets` packets per repeat, each repeat's kinds and offsets those of the first, one
-// repeat further on.
-inline bool section_repeats_alike(const corpus& s, std::size_t packets) {
-  if (packets == 0 || s.repeat_size == 0 || s.packets.size() != packets * (s.bytes.size() / s.repeat_size))
-    return false;
-  for (std::size_t i = packets; i < s.packets.size(); ++i) {
-    const packet& first = s.packets[i % packets];
-    if (s.packets[i].kind != first.kind || s.packets[i].offset != first.offset + (i / packets) * s.repeat_size)
-      return false;
-  }
-  return true;
 }
 
 // The packet corpus called `name`, whichever loader makes it: an etmv4- stream, the deep

@@ -698,7 +698,7 @@ int main(int argc, char** argv) {
   for (const corpus& c : etmv4) {
     if (c.name != "etmv4-bugfix-exact-match") continue;
     for (corpus& s : with_packets(bench::repeated_section(c, section_packets, corpus_bytes))) {
-      if (bench::section_repeats_alike(s, section_packets))
+      if (bench::repeats_alike(s))
         etmv4_sections.push_back(std::move(s));
       else
         std::fprintf(stderr, "ete-bench: %s skipped: its repeats decode differently\n", s.name.c_str());
