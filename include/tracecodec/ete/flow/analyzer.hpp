@@ -535,7 +535,18 @@ class flow_analyzer {
     m.count = static_cast<std::uint8_t>(n + 1);
   }
 
-  enum class sync : std::uint8_t { none, address, context, full };  // D9.5 sync states
+  // D9.5 sync states. Bit 0: the address is known; bit 1: the context is. So learning one is
+  // an OR, not a branch on the state, which at a Target Address varies as irregularly as the
+  // trace (bench/README.md, "Program flow: single atom packets, Target Addresses, sync states").
+  enum class sync : std::uint8_t { none, address, context, full };
+  static_assert(static_cast<unsigned>(sync::full) == (static_cast<unsigned>(sync::address) |
+                                                      static_cast<unsigned>(sync::context)));
+  static constexpr sync with_address(sync s) noexcept {
+    return static_cast<sync>(static_cast<std::uint8_t>(s) | static_cast<std::uint8_t>(sync::address));
+  }
+  static constexpr sync with_context(sync s) noexcept {
+    return static_cast<sync>(static_cast<std::uint8_t>(s) | static_cast<std::uint8_t>(sync::context));
+  }
 
   // The state after an atom's range held (follow(): full, or waiting for a target), kept in a
   // memo entry or window (flow_memo, flow_window: the same fields), and set again when it is
@@ -653,8 +664,7 @@ class flow_analyzer {
     set_ = set_for(sub_isa);
     addr_ = mask(address);
     awaiting_target_ = false;
-    if (sync_ == sync::none) sync_ = sync::address;
-    else if (sync_ == sync::context) sync_ = sync::full;
+    sync_ = with_address(sync_);
   }
 
   // D9.5.5
@@ -668,8 +678,7 @@ class flow_analyzer {
     addr_mask_ = ctx_.sf ? ~std::uint64_t{0} : 0xffffffffu;
     memo_context_ = memo_context();
     if (was_sf != ctx_.sf) set_ = ctx_.sf ? arm::instruction_set::a64 : arm::instruction_set::a32;
-    if (sync_ == sync::none) sync_ = sync::context;
-    else if (sync_ == sync::address) sync_ = sync::full;
+    sync_ = with_context(sync_);
     q_ = make(flow_kind::context, e);
     q_.ctx = ctx_;
     q_.isa = set_;

@@ -269,18 +269,15 @@ class decoder {
               if constexpr (split) {
                 // Two to eight atom packets in a row (every header 0xC0-0xFF is one, D9.2.10)
                 // go to an on_atoms with a member window(offset, their header bytes) at once.
+                // The next byte is tested first: one compare for an atom packet on its own
+                // (in some trace most are, e.g. an atom before each address).
                 if constexpr (requires { on_atoms.window(pos, std::uint64_t{}); }) {
-                  const std::uint64_t word = detail::load_le64(cur);  // cur + 31 < end
-                  const std::uint64_t others = ~word & 0xc0c0c0c0c0c0c0c0u;  // bytes < 0xC0
-                  if (others == 0) {
-                    on_atoms.window(pos, word);
-                    cur += 8;
-                    pos += 8;
-                    continue;
-                  }
-                  const unsigned n = static_cast<unsigned>(__builtin_ctzll(others)) / 8;  // >= 1
-                  if (n >= 2) {
-                    on_atoms.window(pos, word & ((std::uint64_t{1} << (8 * n)) - 1));
+                  if (cur[1] >= 0xc0u) {  // cur + 31 < end
+                    const std::uint64_t word = detail::load_le64(cur);
+                    const std::uint64_t others = ~word & 0xc0c0c0c0c0c0c0c0u;  // bytes < 0xC0
+                    // n >= 2 atom headers before the first other byte (none: all eight).
+                    const unsigned n = others == 0 ? 8u : static_cast<unsigned>(__builtin_ctzll(others)) / 8;
+                    on_atoms.window(pos, word & (~std::uint64_t{0} >> (64 - 8 * n)));
                     cur += n;
                     pos += n;
                     continue;
@@ -325,15 +322,16 @@ class decoder {
               // Target addresses without context (D9.2.14.4-7), the most common packets after
               // atoms.
               const std::uint8_t* q = cur + 1;
-              const address_entry a = target_address(he, q, ap);
-              st_.history.add(a.address, a.sub_isa);
-              if constexpr (split && requires { on_atoms.target(pos, a.address, a.sub_isa); }) {
+              if constexpr (split && requires { on_atoms.target(pos, std::uint64_t{}, isa{}); }) {
                 // The same payload forms carry Source Addresses (D5.60-D5.66, D9.2.12): only
-                // the Target Address kinds (one run of the enum) go to target().
+                // the Target Address kinds (one run of the enum) go to target(), as their
+                // address and isa (target_address<false>: no packet's encoding fields).
                 static_assert(detail::target_kinds_are_a_run());
                 constexpr auto first_target = static_cast<unsigned>(packet_kind::address_exact);
                 if (static_cast<unsigned>(he.kind) - first_target <=
                     static_cast<unsigned>(packet_kind::address_64_is1) - first_target) {
+                  const address_entry a = target_address<false>(he, q, ap);
+                  st_.history.add(a.address, a.sub_isa);
                   const auto n = static_cast<std::uint32_t>(q - cur);
                   on_atoms.target(pos, a.address, a.sub_isa);
                   cur = q;
@@ -342,6 +340,8 @@ class decoder {
                   continue;
                 }
               }
+              const address_entry a = target_address(he, q, ap);
+              st_.history.add(a.address, a.sub_isa);
               ap.address = a.address;
               ap.sub_isa = a.sub_isa;
               emit(ap, q);
@@ -953,6 +953,7 @@ class decoder {
 
   // Short address payload (D9.2.14.4/5): one or two bytes (as bit 7 of the first says) that
   // replace the low bits of the last address. The caller has checked both bytes are there.
+  template <bool Fields = true>
   TRACECODEC_HOT static constexpr address_entry short_address(const std::uint8_t*& q, isa s,
                                                               std::uint64_t last,
                                                               packet& out) noexcept {
@@ -961,7 +962,7 @@ class decoder {
     std::uint64_t v = static_cast<std::uint64_t>(b0 & 0x7fu) << (s == isa::is0 ? 2 : 1);
     if (bytes == 2) v |= static_cast<std::uint64_t>(q[1]) << (s == isa::is0 ? 9 : 8);
     const std::uint64_t mask = detail::short_address_mask(s, bytes);
-    out.addr_bytes = static_cast<std::uint8_t>(bytes);
+    if constexpr (Fields) out.addr_bytes = static_cast<std::uint8_t>(bytes);
     q += bytes;
     return {(last & ~mask) | v, s};
   }
@@ -971,18 +972,24 @@ class decoder {
   // has 32 bytes. The history is the caller's to update. read_address() computes the same;
   // this switch of the context-free forms alone measured faster on the address-heavy
   // corpora (bench/README.md, "Packet decode: the fast paths' own packets").
+  // Fields = false: the address alone, x untouched (program flow wants no more).
+  template <bool Fields = true>
   TRACECODEC_HOT constexpr address_entry target_address(const header_entry& he, const std::uint8_t*& q,
                                                         packet& x) const noexcept {
     const isa s = static_cast<isa>(he.aux);
     const std::uint64_t last = st_.history.entry[0].address;
-    x.kind = he.kind;
-    x.index = 0;
-    x.addr_bytes = 0;
+    if constexpr (Fields) {
+      x.kind = he.kind;
+      x.index = 0;
+      x.addr_bytes = 0;
+    }
     switch (he.op) {
       case payload_op::addr_short:
-      case payload_op::q_short: return short_address(q, s, last, x);
+      case payload_op::q_short: return short_address<Fields>(q, s, last, x);
       case payload_op::addr_exact:
-      case payload_op::q_exact: x.index = he.aux; return st_.history.entry[he.aux];
+      case payload_op::q_exact:
+        if constexpr (Fields) x.index = he.aux;
+        return st_.history.entry[he.aux];
       case payload_op::addr_32:
       case payload_op::q_32: {  // address<63:32> unchanged
         const std::uint64_t v = detail::read_long_address(q, s, false);
