@@ -1312,7 +1312,9 @@ TEST_CASE("elements reader: Commits and Cancels without their elements match pus
 // reader's last packet the window's last, and every length from 2 to 8 must come. A sink that
 // also has target_address(offset, address, isa) gets the Target Address packets there, taken
 // here as their Target Address elements; Source Address packets (the same payload forms) must
-// still come as elements.
+// still come as elements. One that also has cycle_count(offset, cycles) gets the Cycle Count
+// packets of formats 2 and 3 under COMMOPT 1 there (D5.32, D5.34), taken here as their Cycle
+// Count elements; format 1 must still come as an element.
 TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink gets as elements") {
   struct atoms_sink {
     std::vector<element>* out;
@@ -1350,6 +1352,13 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
       ++*targets;
     }
   };
+  struct cycle_sink : target_sink {
+    std::size_t* cycle_counts;
+    void cycle_count(std::uint64_t offset, std::uint32_t cycles) const {
+      out->push_back(element{.offset = offset, .cycles = cycles, .kind = K::cycle_count});
+      ++*cycle_counts;
+    }
+  };
   std::mt19937 rng(19);
   const std::vector<bytes> pieces = {
       {0xF7}, {0xF6}, {0xDB}, {0xD9}, {0xFD}, {0xFA}, {0xDC}, {0xDF}, {0xC2}, {0xC0},  // atoms
@@ -1359,21 +1368,36 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
       {0xB4, 0x22},                                        // Source Address, short IS0 (D5.60-D5.66)
       {0x0A}, {0x0B}, {0x00, 0x03},                        // TSTART, TCOMMIT, Discard
   };
+  // Only in the configuration with COMMOPT 1 and cycle counting: in the others these headers
+  // are other packets or reserved.
+  const std::vector<bytes> cycle_pieces = {
+      {0x10}, {0x1F}, {0x0C, 0x35}, {0x0D, 0xF2},  // Cycle Count F3_1, F2_1 (D5.34, D5.32)
+      {0x0E, 0x85, 0x03}, {0x0F},                  // F1_1, F1_1 unknown: elements, not cycle_count()
+  };
   std::size_t hooked = 0, windows = 0, atoms_in_tx = 0, errors = 0, compared = 0;
-  std::size_t lengths[9] = {}, wrong_windows = 0, targets = 0;
-  for (const registers& r : {regs(0), regs(0, true), regs(0, false, true), regs(4), regs(15, true)}) {
+  std::size_t lengths[9] = {}, wrong_windows = 0, targets = 0, cycle_counts = 0;
+  // The last: COMMOPT 1 with cycle counting (TRCCONFIGR.CCI), where 0x0C-0x1F are Cycle Counts.
+  const registers cci{0x2801cea1u, 0xd0001088u, 0, 0x47705a13u, 0x11u};
+  for (const registers& r : {regs(0), regs(0, true), regs(0, false, true), regs(4), regs(15, true), cci}) {
     const bool unspeculated = r.trcidr8 == 0;
+    // With cycle counting, a Trace Info with INFO.CC_ENABLED and CYCT 22 (D5.7): the counts
+    // are the threshold plus the packets' values.
+    const bool cycles = (r.trcconfigr >> 4 & 1u) != 0;
+    auto start = [&](std::initializer_list<std::uint8_t> rest) {
+      return cycles ? stream({0x01, 0x09, 0x01, 0x16}, rest) : stream(rest);
+    };
     for (const bool resolve : {true, false}) {
       for (int trial = 0; trial < 200; ++trial) {
-        bytes in = stream({});
+        bytes in = start({});
         const int n = 8 + static_cast<int>(rng() % 120);
         for (int i = 0; i < n; ++i) {
-          const bytes& piece = pieces[rng() % pieces.size()];
+          const bytes& piece = cycles && rng() % 4 == 0 ? cycle_pieces[rng() % cycle_pieces.size()]
+                                                        : pieces[rng() % pieces.size()];
           in.insert(in.end(), piece.begin(), piece.end());
         }
         if (trial % 4 == 3)  // random bytes, then another stream
           for (int i = 0; i < 24; ++i) in.push_back(static_cast<std::uint8_t>(rng()));
-        in = in + stream({0xF7, 0x0A, 0xDB, 0x0B, 0xF6});
+        in = in + start({0xF7, 0x0A, 0xDB, 0x0B, 0xF6});
         CAPTURE(trial);
         CAPTURE(resolve);
         const read_result plain = read_runs(r, in, resolve);
@@ -1405,13 +1429,27 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
         REQUIRE(errors_of(got_t) == errors_of(plain));
         REQUIRE(got_t.elements.size() == plain.elements.size());
         for (std::size_t i = 0; i < got_t.elements.size(); ++i) REQUIRE(got_t.elements[i] == plain.elements[i]);
+        read_result got_c;
+        std::size_t calls_c = 0, windows_c = 0, targets_c = 0, cycles_here = 0;
+        element_reader<> reader_c(r);
+        reader_c.atom_runs(true);
+        reader_c.decode(in.data(), in.size(),
+                        cycle_sink{{{{&got_c.elements, &calls_c}, &windows_c, &in, lengths, &wrong_windows, &reader_c},
+                                    &targets_c},
+                                   &cycles_here},
+                        [&](const diagnostic& d) { got_c.errors.push_back(d); }, resolve);
+        REQUIRE(errors_of(got_c) == errors_of(plain));
+        REQUIRE(got_c.elements.size() == plain.elements.size());
+        for (std::size_t i = 0; i < got_c.elements.size(); ++i) REQUIRE(got_c.elements[i] == plain.elements[i]);
         targets += targets_here;
+        cycle_counts += cycles_here;
         windows += windows_here;
         if (!(unspeculated && resolve)) {
           REQUIRE(calls == 0);
           REQUIRE(calls_w == 0);
           REQUIRE(calls_t == 0);
           REQUIRE(targets_here == 0);
+          REQUIRE(cycles_here == 0);
           continue;
         }
         // The Atom elements of transactions (committed or failed), which only operator() gets.
@@ -1427,15 +1465,17 @@ TEST_CASE("elements reader: a sink's atoms() gets the atom runs a plain sink get
       }
     }
   }
-  CHECK(compared == 600);
+  CHECK(compared == 800);
   if (tracecodec::detail::compact) {
     CHECK(hooked == 0);  // the compact form's decoder hands every packet over as a packet
     CHECK(windows == 0);
     CHECK(targets == 0);
+    CHECK(cycle_counts == 0);
   } else {
     CHECK(hooked > 10000);  // atoms() calls
     CHECK(windows > 1000);  // atom_window() calls
     CHECK(targets > 1000);  // target_address() calls
+    CHECK(cycle_counts > 500);  // cycle_count() calls (the COMMOPT 1 configuration only)
     for (unsigned n = 2; n <= 8; ++n) {
       CAPTURE(n);
       CHECK(lengths[n] > 50);

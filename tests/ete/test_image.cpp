@@ -1101,7 +1101,7 @@ TEST_CASE("flow: windows of two to eight atom packets give the flow of one packe
   const std::vector<fs::path> snaps = corpus_snapshots();
   if (snaps.empty()) return;
   std::mt19937_64 rng(1207);
-  std::size_t inputs = 0, differing = 0, ranges = 0, q_then_target = 0;
+  std::size_t inputs = 0, differing = 0, ranges = 0, q_then_target = 0, cycle_counts = 0, q_cycle_count = 0;
   std::uint64_t window_hits = 0;
   for (const fs::path& snap : snaps) {
     const snapshot::loaded s = snapshot::load(snap.string());
@@ -1127,6 +1127,18 @@ TEST_CASE("flow: windows of two to eight atom packets give the flow of one packe
       auto a = std::make_unique<flow_decoder<>>(r, image, windows);
       auto c = std::make_unique<flow_decoder<>>(r, image, windows);
       auto ref = std::make_unique<flow_decoder<>>(r, image, reference);
+      // COMMOPT 1 with TRCCONFIGR.CCI: Cycle Counts formats 2 and 3 that commit nothing (D5.32,
+      // D5.34), which the decode loop hands to the flow's cycle_count() without an element.
+      const bool cycles = (r.trcidr0 >> 29 & 1u) && (r.trcconfigr >> 4 & 1u);
+      auto cycle_count = [&](std::vector<std::uint8_t>& run) {
+        if (rng() % 2) {
+          run.push_back(static_cast<std::uint8_t>(0x10 | (rng() & 0xf)));  // format 3
+        } else {
+          run.push_back(static_cast<std::uint8_t>(0x0C | (rng() & 1)));  // format 2, F and BBBB
+          run.push_back(static_cast<std::uint8_t>(0xF0 | (rng() & 0xf)));
+        }
+        ++cycle_counts;
+      };
       for (int it = 0; it < 12; ++it) {
         std::vector<std::uint8_t> t = base;
         std::vector<std::size_t> at;
@@ -1150,6 +1162,10 @@ TEST_CASE("flow: windows of two to eight atom packets give the flow of one packe
               if (r.trcidr0 >> 15 & 1u) {  // TRCIDR0.QSUPP: counted Q packets
                 run.push_back(0xAC);
                 run.push_back(static_cast<std::uint8_t>(1 + rng() % 100));
+                if (cycles && rng() % 2) {  // a Cycle Count while the Q waits for its target
+                  cycle_count(run);
+                  ++q_cycle_count;
+                }
                 run.insert(run.end(), address, address + 2);
                 ++q_then_target;
               }
@@ -1159,7 +1175,10 @@ TEST_CASE("flow: windows of two to eight atom packets give the flow of one packe
               run.push_back(static_cast<std::uint8_t>(rng() & 0x7e));
               run.insert(run.end(), address, address + 2);
               break;
-            default: break;
+            default:  // Cycle Counts, up to nine (a range is held behind eight at most)
+              if (cycles)
+                for (std::size_t k = 1 + rng() % 9; k != 0; --k) cycle_count(run);
+              break;
           }
           t.insert(t.begin() + static_cast<std::ptrdiff_t>(place), run.begin(), run.end());
         }
@@ -1205,11 +1224,14 @@ TEST_CASE("flow: windows of two to eight atom packets give the flow of one packe
       window_hits += hits;
     }
   }
-  MESSAGE(inputs << " inputs, " << ranges << " instruction ranges, " << window_hits << " windows from the memo");
+  MESSAGE(inputs << " inputs, " << ranges << " instruction ranges, " << window_hits << " windows from the memo, "
+                 << cycle_counts << " cycle counts put in, " << q_cycle_count << " of them after a Q");
   CHECK(inputs >= 100);
   CHECK(ranges > 100000);
   CHECK(differing == 0);
   CHECK(q_then_target > 10);
+  CHECK(cycle_counts > 200);
+  CHECK(q_cycle_count > 5);
   if (tracecodec::detail::compact)  // no whole-buffer loop: no windows
     CHECK(window_hits == 0);
   else

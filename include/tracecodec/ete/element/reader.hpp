@@ -57,7 +57,9 @@ class element_reader {
   // header bytes in `word` (offset's in the low byte, zero bytes above the last): those the
   // decode loop finds together. One with all three and target_address(offset, address, isa)
   // gets the Target Address packets the decode loop meets there as their fields, outside a
-  // transaction, instead of the Target Address elements.
+  // transaction, instead of the Target Address elements. One with atoms(), atom_window() and
+  // cycle_count(offset, cycles) gets the Cycle Counts of formats 2 and 3 under COMMOPT 1 (they
+  // commit nothing, D5.32, D5.34) the same way, as their count.
   template <class OnElement, class OnError>
   constexpr void decode(const std::uint8_t* data, std::size_t size, OnElement&& on_element,
                         OnError&& on_error, bool resolve = true) noexcept {
@@ -188,7 +190,8 @@ class element_reader {
       // A sink with members atoms() and atom_window(offset, header bytes) gets two to eight atom
       // packets in a row at once, outside a transaction (where atoms() would get them). One
       // that also has target_address(offset, address, isa) gets the Target Address packets
-      // there as their fields.
+      // there as their fields; one with cycle_count(offset, cycles) the Cycle Count packets of
+      // formats 2 and 3 under COMMOPT 1 (D5.32, D5.34: they commit nothing) as their count.
       struct with_windows {
         decltype(on_atoms) atoms;  // a copy: its captures one load away, not two
         element_reader& reader;
@@ -221,6 +224,27 @@ class element_reader {
             }
           }
           target_element(offset, address, sub_isa);
+        }
+        // A Cycle Count of format 2 or 3 under COMMOPT 1: to a sink with cycle_count(offset,
+        // cycles) outside a transaction, else as the element process_non_atom() would make of
+        // it (out of line, as target_element()).
+        TRACECODEC_HOT constexpr void cycle_count(std::uint64_t offset, std::uint32_t cycles) const noexcept {
+          reader.last_packet_ = offset;
+          if constexpr (requires { sink.cycle_count(offset, cycles); }) {
+            if (!reader.resolve_.in_transaction()) {
+              sink.cycle_count(offset, cycles);
+              return;
+            }
+          }
+          cycle_count_element(offset, cycles);
+        }
+        TRACECODEC_OUT_OF_LINE constexpr void cycle_count_element(std::uint64_t offset,
+                                                                  std::uint32_t cycles) const noexcept {
+          element e{};
+          e.offset = offset;
+          e.kind = element_kind::cycle_count;
+          e.cycles = cycles;
+          reader.resolve_.push_unspeculated(e, sink, err);
         }
         // Inside a transaction, or for a sink without target_address(): the element
         // process() would make of the packet. Out of line, as apart().

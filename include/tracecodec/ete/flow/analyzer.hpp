@@ -115,6 +115,7 @@ struct flow_window {
   bool awaiting = false;
   std::uint8_t sync = 0;
   std::uint8_t count = 0;  // elements; 0: empty; not_kept: a packet at a time
+  std::uint8_t victim = 0;  // in a set's first way: the way a miss fills (process_atom_window)
   std::uint64_t context = 0;
   std::uint8_t at[flow_window_elements]{};  // each element's packet: offset - the first's
   static constexpr std::uint8_t not_kept = 0xff;
@@ -313,6 +314,29 @@ class flow_analyzer {
     }
     process_rest(target_address_element(offset, address, sub_isa), out);
   }
+  // process() of a Cycle Count element at `offset` (element_reader's cycle_count() sink): a
+  // passive element, kept behind a held range as process() keeps one.
+  template <class Out>
+  TRACECODEC_HOT constexpr void process_cycle_count(std::uint64_t offset, std::uint32_t cycles, Out& out) noexcept {
+    if (!q_pending_) {
+      waiting w;
+      w.offset = offset;
+      w.kind = flow_kind::cycle_count;
+      w.count = cycles;
+      if (pending_ && passive_count_ < max_passive) {
+        passive_[passive_count_++] = w;
+        return;
+      }
+      flush(out);
+      out(made(w));
+      return;
+    }
+    element e{};
+    e.offset = offset;
+    e.kind = element_kind::cycle_count;
+    e.cycles = cycles;
+    process_rest(e, out);
+  }
   // process_atoms() of two to eight atom packets in a row from offset on, their header bytes
   // in `word` (the first in its low byte, zero bytes above the last): with the memo
   // (flow_options::memo) and without TRCCONFIGR.RS, from a fully synchronized state, one
@@ -330,13 +354,23 @@ class flow_analyzer {
       return;
     }
     const std::uint64_t context = static_cast<std::uint64_t>(set_) << 40 | memo_context_;
-    const std::size_t index =
-        static_cast<std::size_t>(((addr_ ^ word ^ context) * 0x9e3779b97f4a7c15u) >> (64 - window_bits));
-    detail::flow_window& m = windows_[index];
-    if (m.word != word || m.start != addr_ || m.context != context || m.count == 0) {
-      window_record(offset, word, context, m, index, out);
+    // Two-way set associative, as the memo (memo_run): with one way, windows a loop repeats
+    // evicted each other (bench/README.md, "Program flow: Cycle Counts straight to the analyzer").
+    const std::size_t set =
+        static_cast<std::size_t>(((addr_ ^ word ^ context) * 0x9e3779b97f4a7c15u) >> (64 - window_bits)) &
+        ~std::size_t{1};
+    auto holds = [&](const detail::flow_window& w) {
+      return w.word == word && w.start == addr_ && w.context == context && w.count != 0;
+    };
+    std::size_t index = set;
+    if (!holds(windows_[index]) && !holds(windows_[++index])) {
+      index = set + windows_[set].victim;
+      windows_[set].victim ^= 1u;
+      window_record(offset, word, context, windows_[index], index, out);
       return;
     }
+    windows_[set].victim = static_cast<std::uint8_t>((index - set) ^ 1u);
+    detail::flow_window& m = windows_[index];
     if (m.count == detail::flow_window::not_kept) {  // such as too many elements
       window_apart(offset, word, out);
       return;
@@ -1488,7 +1522,7 @@ class flow_analyzer {
   std::uint64_t memo_hits_ = 0;
   std::uint64_t memo_context_ = memo_context();  // kept with space_ and addr_mask_
   detail::flow_memo memo_[std::size_t{1} << memo_bits]{};
-  // The window memo: an eighth as many entries as the block cache (at least 2), direct mapped.
+  // The window memo: an eighth as many entries as the block cache (at least 2), in sets of two.
   static constexpr unsigned window_bits = cache_bits > 4 ? cache_bits - 3 : 1;
   static constexpr std::size_t window_first = 1 + (std::size_t{1} << memo_bits) * flow_memo_atoms;
   std::uint64_t window_hits_ = 0;

@@ -97,6 +97,9 @@ class flow_decoder {
                                                  isa sub_isa) const noexcept {
       flow.process_target(offset, address, sub_isa, on_flow);
     }
+    TRACECODEC_HOT constexpr void cycle_count(std::uint64_t offset, std::uint32_t cycles) const noexcept {
+      flow.process_cycle_count(offset, cycles, on_flow);
+    }
     TRACECODEC_HOT constexpr void atom_window(std::uint64_t offset, std::uint64_t word) const noexcept {
       flow.process_atom_window(offset, word, on_flow);
     }

@@ -209,7 +209,8 @@ class decoder {
   // window(offset, word) gets two to eight atom packets in a row there at once, where the loop
   // finds them together: their header bytes in word, offset's in the low byte, zero bytes
   // above the last (detail::each_atom_packet). One with a member target(offset, address, isa)
-  // gets the Target Address packets there too (D9.2.14.4-7), as their fields.
+  // gets the Target Address packets there too (D9.2.14.4-7), as their fields, and one with a
+  // member cycle_count(offset, cycles) the Cycle Counts of formats 2 and 3 under COMMOPT 1.
   template <class OnPacket, class OnError, class OnAtoms>
   constexpr void decode(const std::uint8_t* data, std::size_t size, OnPacket&& on_packet,
                         OnError&& on_error, OnAtoms&& on_atoms, input end = input::last) noexcept {
@@ -367,6 +368,26 @@ class decoder {
               continue;
             }
             default: break;
+          }
+          if constexpr (split && requires { on_atoms.cycle_count(pos, std::uint32_t{}); }) {
+            // Cycle Counts of COMMOPT 1 (they commit nothing) to a sink with a member
+            // cycle_count(offset, cycles), as their count: format 3 (D5.34, one byte) the
+            // threshold plus the header's bits, format 2 (D5.32) the threshold plus BBBB. A fixed
+            // configuration without them has no test.
+            constexpr auto f3 = packet_kind::cycle_count_f3_1, f2 = packet_kind::cycle_count_f2_1;
+            if (detail::kind_exists<Config>(f3) && he.kind == f3) {
+              on_atoms.cycle_count(pos, st_.cc_threshold + he.aux);
+              ++cur;
+              ++pos;
+              continue;
+            }
+            if (detail::kind_exists<Config>(f2) && he.kind == f2) {
+              on_atoms.cycle_count(pos, st_.cc_threshold + (cur[1] & 0xfu));  // cur + 31 < end
+              cur += 2;
+              pos += 2;
+              ++extra;
+              continue;
+            }
           }
           if (he.op == payload_op::none && he.kind != packet_kind::context_same) {
             // The other one-byte packets (Cycle Count format 3, Cancel formats 2 and 3, Event:
