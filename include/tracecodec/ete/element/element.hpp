@@ -121,6 +121,16 @@ constexpr element target_address_element(std::uint64_t offset, std::uint64_t add
   return e;
 }
 
+// The Cycle Count element of a Cycle Count packet of format 2 or 3 under COMMOPT 1 at
+// `offset` (D5.32, D5.34), from its count: for the same layers.
+constexpr element cycle_count_element(std::uint64_t offset, std::uint32_t cycles) noexcept {
+  element e{};
+  e.offset = offset;
+  e.kind = element_kind::cycle_count;
+  e.cycles = cycles;
+  return e;
+}
+
 // Same element, wherever it came from in the byte stream (offsets differ between encodings).
 constexpr bool same_element(const element& a, const element& b) noexcept {
   element x = a, y = b;

@@ -236,15 +236,10 @@ class element_reader {
               return;
             }
           }
-          cycle_count_element(offset, cycles);
+          cycle_element(offset, cycles);
         }
-        TRACECODEC_OUT_OF_LINE constexpr void cycle_count_element(std::uint64_t offset,
-                                                                  std::uint32_t cycles) const noexcept {
-          element e{};
-          e.offset = offset;
-          e.kind = element_kind::cycle_count;
-          e.cycles = cycles;
-          reader.resolve_.push_unspeculated(e, sink, err);
+        TRACECODEC_OUT_OF_LINE constexpr void cycle_element(std::uint64_t offset, std::uint32_t cycles) const noexcept {
+          reader.resolve_.push_unspeculated(cycle_count_element(offset, cycles), sink, err);
         }
         // Inside a transaction, or for a sink without target_address(): the element
         // process() would make of the packet. Out of line, as apart().

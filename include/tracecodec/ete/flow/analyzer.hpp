@@ -93,7 +93,7 @@ struct flow_memo {
   // Derived, but kept so that a replay copies both rather than computing one per hit.
   std::uint8_t sync = 0;
   std::uint8_t pushes = 0;          // bit i: range i pushes (end, isa) (D9.5.3 R_HYMQH; RS only)
-  std::uint8_t victim = 0;  // in a set's first way: the way a miss fills (flow_analyzer::memo_run)
+  std::uint8_t victim = 0;  // in a set's first way: the way a miss fills (way_to_fill)
 };
 
 static_assert(sizeof(flow_memo) == 40);
@@ -115,11 +115,26 @@ struct flow_window {
   bool awaiting = false;
   std::uint8_t sync = 0;
   std::uint8_t count = 0;  // elements; 0: empty; not_kept: a packet at a time
-  std::uint8_t victim = 0;  // in a set's first way: the way a miss fills (process_atom_window)
+  std::uint8_t victim = 0;  // in a set's first way: the way a miss fills (way_to_fill)
   std::uint64_t context = 0;
   std::uint8_t at[flow_window_elements]{};  // each element's packet: offset - the first's
   static constexpr std::uint8_t not_kept = 0xff;
 };
+
+// The victim bit of a two-way set (flow_memo and flow_window entries; `set` the index of its
+// first way, which keeps the bit): a miss fills the way not used last, and a set never used
+// before its first way, which a lookup tries first. Only the bookkeeping: each lookup's
+// compares stay in its caller, where they measured fewer instructions (bench/README.md).
+template <class Entry>
+TRACECODEC_HOT constexpr void used_way(Entry* table, std::size_t set, std::size_t index) noexcept {
+  table[set].victim = static_cast<std::uint8_t>((index - set) ^ 1u);
+}
+template <class Entry>
+TRACECODEC_HOT constexpr std::size_t way_to_fill(Entry* table, std::size_t set) noexcept {
+  const std::size_t index = set + table[set].victim;
+  table[set].victim ^= 1u;
+  return index;
+}
 
 struct return_stack_entry {
   std::uint64_t address = 0;
@@ -274,14 +289,7 @@ class flow_analyzer {
       return;
     }
     if (!q_pending_ && is_passive(e.kind)) {
-      // They wait behind a held range, so that a Mispredict after them still corrects it
-      // (I_MDSCN, D9.5.11); they leave after it, in stream order.
-      if (pending_ && passive_count_ < max_passive) {
-        keep_passive(e);
-        return;
-      }
-      flush(out);
-      passive(e, out);
+      keep_or_pass(waiting_of(e), out);
       return;
     }
     process_rest(e, out);
@@ -323,19 +331,10 @@ class flow_analyzer {
       w.offset = offset;
       w.kind = flow_kind::cycle_count;
       w.count = cycles;
-      if (pending_ && passive_count_ < max_passive) {
-        passive_[passive_count_++] = w;
-        return;
-      }
-      flush(out);
-      out(made(w));
+      keep_or_pass(w, out);
       return;
     }
-    element e{};
-    e.offset = offset;
-    e.kind = element_kind::cycle_count;
-    e.cycles = cycles;
-    process_rest(e, out);
+    process_rest(cycle_count_element(offset, cycles), out);
   }
   // process_atoms() of two to eight atom packets in a row from offset on, their header bytes
   // in `word` (the first in its low byte, zero bytes above the last): with the memo
@@ -364,12 +363,11 @@ class flow_analyzer {
     };
     std::size_t index = set;
     if (!holds(windows_[index]) && !holds(windows_[++index])) {
-      index = set + windows_[set].victim;
-      windows_[set].victim ^= 1u;
+      index = detail::way_to_fill(windows_, set);
       window_record(offset, word, context, windows_[index], index, out);
       return;
     }
-    windows_[set].victim = static_cast<std::uint8_t>((index - set) ^ 1u);
+    detail::used_way(windows_, set, index);
     detail::flow_window& m = windows_[index];
     if (m.count == detail::flow_window::not_kept) {  // such as too many elements
       window_apart(offset, word, out);
@@ -575,11 +573,8 @@ class flow_analyzer {
   enum class sync : std::uint8_t { none, address, context, full };
   static_assert(static_cast<unsigned>(sync::full) == (static_cast<unsigned>(sync::address) |
                                                       static_cast<unsigned>(sync::context)));
-  static constexpr sync with_address(sync s) noexcept {
-    return static_cast<sync>(static_cast<std::uint8_t>(s) | static_cast<std::uint8_t>(sync::address));
-  }
-  static constexpr sync with_context(sync s) noexcept {
-    return static_cast<sync>(static_cast<std::uint8_t>(s) | static_cast<std::uint8_t>(sync::context));
+  static constexpr sync learned(sync s, sync known) noexcept {
+    return static_cast<sync>(static_cast<std::uint8_t>(s) | static_cast<std::uint8_t>(known));
   }
 
   // The state after an atom's range held (follow(): full, or waiting for a target), kept in a
@@ -663,6 +658,17 @@ class flow_analyzer {
   constexpr void passive(const element& e, Out& out) noexcept {
     out(made(waiting_of(e)));
   }
+  // Outside a Q: a passive element waits behind a held range, so that a Mispredict after it
+  // still corrects that range (I_MDSCN, D9.5.11); it leaves after it, in stream order.
+  template <class Out>
+  TRACECODEC_HOT constexpr void keep_or_pass(const waiting& w, Out& out) noexcept {
+    if (pending_ && passive_count_ < max_passive) {
+      passive_[passive_count_++] = w;
+      return;
+    }
+    flush(out);
+    out(made(w));
+  }
   // One kept to go out after what is held (passive_count_ < max_passive).
   constexpr void keep_passive(const element& e) noexcept { passive_[passive_count_++] = waiting_of(e); }
   template <class Out>
@@ -698,7 +704,7 @@ class flow_analyzer {
     set_ = set_for(sub_isa);
     addr_ = mask(address);
     awaiting_target_ = false;
-    sync_ = with_address(sync_);
+    sync_ = learned(sync_, sync::address);
   }
 
   // D9.5.5
@@ -712,7 +718,7 @@ class flow_analyzer {
     addr_mask_ = ctx_.sf ? ~std::uint64_t{0} : 0xffffffffu;
     memo_context_ = memo_context();
     if (was_sf != ctx_.sf) set_ = ctx_.sf ? arm::instruction_set::a64 : arm::instruction_set::a32;
-    sync_ = with_context(sync_);
+    sync_ = learned(sync_, sync::context);
     q_ = make(flow_kind::context, e);
     q_.ctx = ctx_;
     q_.isa = set_;
@@ -976,23 +982,21 @@ class flow_analyzer {
     const std::uint64_t key = static_cast<std::uint64_t>(pattern) | static_cast<std::uint64_t>(n) << 32 |
                               static_cast<std::uint64_t>(set_) << 40 | memo_context_;
     // Two-way set associative: a few atom elements a loop repeats whose starts hash alike
-    // would otherwise evict each other at every turn. A miss replaces the way not used last
-    // (`victim`); a set never used before fills its first way, which a lookup tries first.
+    // would otherwise evict each other at every turn.
     const std::size_t set =
         static_cast<std::size_t>(((addr_ ^ key) * 0x9e3779b97f4a7c15u) >> (64 - memo_bits)) & ~std::size_t{1};
     std::size_t index = set;
     if (memo_[index].key != key || memo_[index].start != addr_) {
       ++index;
       if (memo_[index].key != key || memo_[index].start != addr_) {
-        index = set + memo_[set].victim;
-        memo_[set].victim ^= 1u;
+        index = detail::way_to_fill(memo_, set);
         detail::flow_memo& v = memo_[index];
         v.key = 0;
         v.start = addr_;
         return atom_run<true>(offset, bits, k, last, out, &v, &ranges_[1 + index * flow_memo_atoms], key);
       }
     }
-    memo_[set].victim = static_cast<std::uint8_t>((index - set) ^ 1u);
+    detail::used_way(memo_, set, index);
     const detail::flow_memo& m = memo_[index];
     ++memo_hits_;
     const std::size_t first = 1 + index * flow_memo_atoms;
