@@ -75,6 +75,24 @@ struct alignas(32) flow_block {  // 32 bytes: an entry never spans two cache lin
 
 static_assert(sizeof(flow_block) == 32);
 
+// D9.5 sync states. Bit 0: the address is known; bit 1: the context is. So learning one is
+// an OR, not a branch on the state, which at a Target Address varies as irregularly as the
+// trace (bench/README.md, "Program flow: single atom packets, Target Addresses, sync states").
+enum class flow_sync : std::uint8_t { none, address, context, full };
+
+// The analysis state an atom run leaves (follow(): full, or waiting for a target): the
+// analyzer's (flow_analyzer::now_), and kept in each memo entry and window, so that a replay
+// sets it again with one copy. branch_*: the last atom's P0 instruction, for a Mispredict
+// (D9.5.18.4 ProcessBranchInstruction).
+struct flow_state {
+  std::uint64_t address = 0;  // where execution continues (D9.5.18.3)
+  std::uint64_t branch_target = 0;
+  arm::instruction_set set = arm::instruction_set::a64;
+  arm::instruction_set branch_next_set = arm::instruction_set::a64;
+  bool awaiting_target = false;  // after a taken indirect branch: waiting for its target
+  flow_sync sync = flow_sync::none;
+};
+
 // An atom element's analysis from `start` (with the instruction set, memory space and address
 // width in `key`, and its n atoms' E/N pattern): the state after it. Its n instruction ranges
 // are kept apart (flow_analyzer::ranges_), ready to be passed on as they are: a replay writes
@@ -84,14 +102,16 @@ static_assert(sizeof(flow_block) == 32);
 struct flow_memo {
   std::uint64_t start = 0;
   std::uint64_t key = 0;            // 0: empty (n is never 0)
-  std::uint64_t next = 0;           // the address after the last atom (D9.5.18.3)
-  std::uint64_t branch_target = 0;  // the last atom's P0 instruction, for a Mispredict
-  arm::instruction_set next_set = arm::instruction_set::a64;         // set_ after the last atom
-  arm::instruction_set branch_next_set = arm::instruction_set::a64;  // the last atom's branch's
-  bool awaiting = false;  // the last atom is a taken indirect branch: waiting for its target
-  // flow_analyzer::sync after the last atom: context when `awaiting`, else full (follow()).
-  // Derived, but kept so that a replay copies both rather than computing one per hit.
-  std::uint8_t sync = 0;
+  // The state after the last atom: flow_state's fields, laid out as its first
+  // flow_state_bytes (static_asserts below), so that a replay copies them as one block. sync
+  // follows from `awaiting` (context when waiting, else full), but is kept so that a replay
+  // copies both rather than computing one per hit.
+  std::uint64_t next = 0;
+  std::uint64_t branch_target = 0;
+  arm::instruction_set next_set = arm::instruction_set::a64;
+  arm::instruction_set branch_next_set = arm::instruction_set::a64;
+  bool awaiting = false;
+  flow_sync sync = flow_sync::none;
   std::uint8_t pushes = 0;          // bit i: range i pushes (end, isa) (D9.5.3 R_HYMQH; RS only)
   std::uint8_t victim = 0;  // in a set's first way: the way a miss fills (way_to_fill)
 };
@@ -108,12 +128,12 @@ static_assert(sizeof(flow_memo) == 40);
 struct flow_window {
   std::uint64_t word = 0;
   std::uint64_t start = 0;
-  std::uint64_t next = 0;
+  std::uint64_t next = 0;  // as flow_memo's
   std::uint64_t branch_target = 0;
   arm::instruction_set next_set = arm::instruction_set::a64;
   arm::instruction_set branch_next_set = arm::instruction_set::a64;
   bool awaiting = false;
-  std::uint8_t sync = 0;
+  flow_sync sync = flow_sync::none;
   std::uint8_t count = 0;  // elements; 0: empty; not_kept: a packet at a time
   std::uint8_t victim = 0;  // in a set's first way: the way a miss fills (way_to_fill)
   std::uint64_t context = 0;
@@ -135,6 +155,20 @@ TRACECODEC_HOT constexpr std::size_t way_to_fill(Entry* table, std::size_t set) 
   table[set].victim ^= 1u;
   return index;
 }
+
+// flow_state's fields up to sync, without its tail padding.
+inline constexpr std::size_t flow_state_bytes = offsetof(flow_state, sync) + 1;
+// An entry's state fields (next .. sync) are flow_state's first flow_state_bytes.
+template <class Entry>
+constexpr bool lays_out_state() noexcept {
+  constexpr std::size_t b = offsetof(Entry, next);
+  return offsetof(Entry, branch_target) - b == offsetof(flow_state, branch_target) &&
+         offsetof(Entry, next_set) - b == offsetof(flow_state, set) &&
+         offsetof(Entry, branch_next_set) - b == offsetof(flow_state, branch_next_set) &&
+         offsetof(Entry, awaiting) - b == offsetof(flow_state, awaiting_target) &&
+         offsetof(Entry, sync) - b == offsetof(flow_state, sync);
+}
+static_assert(lays_out_state<flow_memo>() && lays_out_state<flow_window>());
 
 struct return_stack_entry {
   std::uint64_t address = 0;
@@ -174,8 +208,8 @@ class flow_analyzer {
   // A new session: not synchronized, return stack empty. The block cache is kept (the image
   // is the same); invalidate() forgets it.
   constexpr void reset(sync_reason why = sync_reason::new_session) noexcept {
-    sync_ = sync::none;
-    awaiting_target_ = false;
+    now_.sync = sync::none;
+    now_.awaiting_target = false;
     pending_ = false;
     held_at_ = 0;
     q_pending_ = false;
@@ -189,11 +223,11 @@ class flow_analyzer {
     space_ = memory_space::of(0, false, false);
     addr_mask_ = 0xffffffffu;
     memo_context_ = memo_context();
-    addr_ = 0;
-    set_ = arm::instruction_set::a64;
+    now_.address = 0;
+    now_.set = arm::instruction_set::a64;
   }
   // Fully synchronized (address, context and the path known: D9.5 sync states).
-  constexpr bool synchronized() const noexcept { return sync_ == sync::full; }
+  constexpr bool synchronized() const noexcept { return now_.sync == sync::full; }
 
   // Whether analysis goes on from here exactly as o's does: the same state, the block cache
   // and the image aside (a segment of a buffer analyzed on its own joins the serial analysis
@@ -202,15 +236,15 @@ class flow_analyzer {
   // place of an inaccessible walk under nacc_), the return stack's entries below its live
   // ones, and the last walk's last instruction (every walk writes it before it is read).
   constexpr bool same_analysis(const flow_analyzer& o) const noexcept {
-    if (sync_ != o.sync_ || awaiting_target_ != o.awaiting_target_ || pending_ != o.pending_ ||
+    if (now_.sync != o.now_.sync || now_.awaiting_target != o.now_.awaiting_target || pending_ != o.pending_ ||
         q_pending_ != o.q_pending_ || passive_count_ != o.passive_count_ ||
-        started_ != o.started_ || (!started_ && announce_ != o.announce_) || set_ != o.set_ ||
-        addr_ != o.addr_ || !(ctx_ == o.ctx_) || ctx_known_ != o.ctx_known_ || nacc_ != o.nacc_ ||
+        started_ != o.started_ || (!started_ && announce_ != o.announce_) || now_.set != o.now_.set ||
+        now_.address != o.now_.address || !(ctx_ == o.ctx_) || ctx_known_ != o.ctx_known_ || nacc_ != o.nacc_ ||
         (nacc_ && nacc_at_ != o.nacc_at_) || space_ != o.space_ || addr_mask_ != o.addr_mask_ ||
         rs_size_ != o.rs_size_)
       return false;
-    if (pending_ && !(held() == o.held() && branch_target_ == o.branch_target_ &&
-                      branch_set_ == o.branch_set_ && branch_next_set_ == o.branch_next_set_))
+    if (pending_ && !(held() == o.held() && now_.branch_target == o.now_.branch_target &&
+                      branch_set_ == o.branch_set_ && now_.branch_next_set == o.now_.branch_next_set))
       return false;
     if (q_pending_ && !(q_ == o.q_)) return false;
     for (unsigned i = 0; i < passive_count_; ++i)
@@ -251,8 +285,8 @@ class flow_analyzer {
   template <class Out>
   constexpr void lost_sync(std::uint64_t offset, Out& out) noexcept {
     flush(out);
-    sync_ = sync::none;
-    awaiting_target_ = false;
+    now_.sync = sync::none;
+    now_.awaiting_target = false;
     nacc_ = false;
     flow_element f{};
     f.kind = flow_kind::no_sync;
@@ -348,18 +382,18 @@ class flow_analyzer {
       return;
     }
     if (pending_) flush_range(out);
-    if (sync_ != sync::full || awaiting_target_) {
+    if (now_.sync != sync::full || now_.awaiting_target) {
       window_apart(offset, word, out);
       return;
     }
-    const std::uint64_t context = static_cast<std::uint64_t>(set_) << 40 | memo_context_;
+    const std::uint64_t context = static_cast<std::uint64_t>(now_.set) << 40 | memo_context_;
     // Two-way set associative, as the memo (memo_run): with one way, windows a loop repeats
     // evicted each other (bench/README.md, "Program flow: Cycle Counts straight to the analyzer").
     const std::size_t set =
-        static_cast<std::size_t>(((addr_ ^ word ^ context) * 0x9e3779b97f4a7c15u) >> (64 - window_bits)) &
+        static_cast<std::size_t>(((now_.address ^ word ^ context) * 0x9e3779b97f4a7c15u) >> (64 - window_bits)) &
         ~std::size_t{1};
     auto holds = [&](const detail::flow_window& w) {
-      return w.word == word && w.start == addr_ && w.context == context && w.count != 0;
+      return w.word == word && w.start == now_.address && w.context == context && w.count != 0;
     };
     std::size_t index = set;
     if (!holds(windows_[index]) && !holds(windows_[++index])) {
@@ -438,8 +472,8 @@ class flow_analyzer {
         return;
       case element_kind::trace_on: {  // D9.5.10
         rs_size_ = 0;
-        sync_ = sync::none;
-        awaiting_target_ = false;
+        now_.sync = sync::none;
+        now_.awaiting_target = false;
         nacc_ = false;
         flow_element f = make(flow_kind::trace_on, e);
         f.reason = sync_reason::trace_on;
@@ -453,8 +487,8 @@ class flow_analyzer {
       case element_kind::q: q(e, out); return;
       case element_kind::discard:  // D9.5.13
       case element_kind::overflow: {  // D9.5.14
-        sync_ = sync::none;
-        awaiting_target_ = false;
+        now_.sync = sync::none;
+        now_.awaiting_target = false;
         flow_element f = make(flow_kind::no_sync, e);
         f.reason = e.kind == element_kind::discard ? sync_reason::discard : sync_reason::overflow;
         out(f);
@@ -533,7 +567,7 @@ class flow_analyzer {
                                                       std::uint64_t context, detail::flow_window& m,
                                                       std::size_t index, Out& out) noexcept {
     m.count = 0;
-    const std::uint64_t start = addr_;
+    const std::uint64_t start = now_.address;
     flow_element* const kept = &ranges_[window_first + index * flow_window_elements];
     unsigned n = 0;
     bool keep = true;
@@ -567,10 +601,7 @@ class flow_analyzer {
     m.count = static_cast<std::uint8_t>(n + 1);
   }
 
-  // D9.5 sync states. Bit 0: the address is known; bit 1: the context is. So learning one is
-  // an OR, not a branch on the state, which at a Target Address varies as irregularly as the
-  // trace (bench/README.md, "Program flow: single atom packets, Target Addresses, sync states").
-  enum class sync : std::uint8_t { none, address, context, full };
+  using sync = detail::flow_sync;  // D9.5 sync states
   static_assert(static_cast<unsigned>(sync::full) == (static_cast<unsigned>(sync::address) |
                                                       static_cast<unsigned>(sync::context)));
   static constexpr sync learned(sync s, sync known) noexcept {
@@ -579,27 +610,28 @@ class flow_analyzer {
 
   // The state after an atom's range held (follow(): full, or waiting for a target), kept in a
   // memo entry or window (flow_memo, flow_window: the same fields), and set again when it is
-  // replayed, with its last range h = ranges_[at] held. Members and fields are in the same order,
-  // so that the copies can be a few wide moves.
+  // replayed, with its last range h = ranges_[at] held: now_ and the entries' fields are laid
+  // out alike (detail::lays_out_state), so that a replay copies them as one block.
   template <class Entry>
   constexpr void keep_after(Entry& m) const noexcept {
-    m.next = addr_;
-    m.branch_target = branch_target_;
-    m.next_set = set_;
-    m.branch_next_set = branch_next_set_;
-    m.awaiting = awaiting_target_;
-    m.sync = static_cast<std::uint8_t>(sync_);
+    m.next = now_.address;
+    m.branch_target = now_.branch_target;
+    m.next_set = now_.set;
+    m.branch_next_set = now_.branch_next_set;
+    m.awaiting = now_.awaiting_target;
+    m.sync = now_.sync;
   }
   template <class Entry>
   TRACECODEC_HOT constexpr void hold_replayed(const Entry& m, std::size_t at, const flow_element& h) noexcept {
     pending_ = true;
     held_at_ = static_cast<std::uint32_t>(at);
-    addr_ = m.next;
-    branch_target_ = m.branch_target;
-    set_ = m.next_set;
-    branch_next_set_ = m.branch_next_set;
-    awaiting_target_ = m.awaiting;
-    sync_ = static_cast<sync>(m.sync);
+    if (std::is_constant_evaluated()) {
+      now_ = {m.next, m.branch_target, m.next_set, m.branch_next_set, m.awaiting, m.sync};
+    } else {
+      // One block: GCC copied the fields one at a time.
+      const unsigned char* from = reinterpret_cast<const unsigned char*>(&m) + offsetof(Entry, next);
+      __builtin_memcpy(static_cast<void*>(&now_), from, detail::flow_state_bytes);
+    }
     branch_set_ = h.isa;
   }
 
@@ -701,10 +733,10 @@ class flow_analyzer {
   constexpr void target(const element& e) noexcept { target(e.address, e.sub_isa); }
   constexpr void target(std::uint64_t address, isa sub_isa) noexcept {
     nacc_ = false;
-    set_ = set_for(sub_isa);
-    addr_ = mask(address);
-    awaiting_target_ = false;
-    sync_ = learned(sync_, sync::address);
+    now_.set = set_for(sub_isa);
+    now_.address = mask(address);
+    now_.awaiting_target = false;
+    now_.sync = learned(now_.sync, sync::address);
   }
 
   // D9.5.5
@@ -717,11 +749,11 @@ class flow_analyzer {
     space_ = memory_space::of(ctx_.el, ctx_.ns, ctx_.nse);
     addr_mask_ = ctx_.sf ? ~std::uint64_t{0} : 0xffffffffu;
     memo_context_ = memo_context();
-    if (was_sf != ctx_.sf) set_ = ctx_.sf ? arm::instruction_set::a64 : arm::instruction_set::a32;
-    sync_ = learned(sync_, sync::context);
+    if (was_sf != ctx_.sf) now_.set = ctx_.sf ? arm::instruction_set::a64 : arm::instruction_set::a32;
+    now_.sync = learned(now_.sync, sync::context);
     q_ = make(flow_kind::context, e);
     q_.ctx = ctx_;
-    q_.isa = set_;
+    q_.isa = now_.set;
     q_.flags = ctx_known_;
     q_pending_ = true;  // its instruction set may come with the address that follows
     (void)out;
@@ -730,13 +762,13 @@ class flow_analyzer {
   // D9.5.18.2: an indirect P0 instruction traced E, and no Target Address before the next P0
   // element: the return stack's top entry is its target (D9.5.3 R_WGHSB).
   constexpr void check_return_stack() noexcept {
-    if (!awaiting_target_) return;
-    awaiting_target_ = false;
+    if (!now_.awaiting_target) return;
+    now_.awaiting_target = false;
     if (!cfg().rs || rs_size_ == 0) return;
     const detail::return_stack_entry top = pop_return();
-    addr_ = top.address;
-    set_ = top.set;
-    sync_ = sync::full;
+    now_.address = top.address;
+    now_.set = top.set;
+    now_.sync = sync::full;
   }
   // The top entry, taken off (rs_size_ > 0).
   constexpr detail::return_stack_entry pop_return() noexcept {
@@ -771,7 +803,7 @@ class flow_analyzer {
     return set;
   }
   constexpr bool holds(const detail::flow_block& b, std::uint64_t start, std::uint8_t spc) const noexcept {
-    return b.start == start && b.set == static_cast<std::uint8_t>(set_) && b.space == spc &&
+    return b.start == start && b.set == static_cast<std::uint8_t>(now_.set) && b.space == spc &&
            b.wide == wide();
   }
 
@@ -780,7 +812,7 @@ class flow_analyzer {
     b = detail::flow_block{};
     b.start = start;
     b.space = spc;
-    b.set = static_cast<std::uint8_t>(set_);
+    b.set = static_cast<std::uint8_t>(now_.set);
     b.wide = wide();
     cursor c = cursor_at(start, spc);
     std::uint32_t it = 0;  // T32: instructions left in the IT block
@@ -817,7 +849,7 @@ class flow_analyzer {
   }
 
   constexpr std::uint64_t branch_target(std::uint64_t at, const arm::instruction_info& i) const noexcept {
-    if (set_ == arm::instruction_set::t32 && i.next_set == arm::instruction_set::a32)
+    if (now_.set == arm::instruction_set::t32 && i.next_set == arm::instruction_set::a32)
       return mask((at & ~std::uint64_t{3}) + static_cast<std::uint64_t>(i.branch_offset));  // BLX imm
     std::uint64_t t = mask(at + static_cast<std::uint64_t>(i.branch_offset));
     if (i.next_set == arm::instruction_set::t32) t &= ~std::uint64_t{1};
@@ -833,11 +865,11 @@ class flow_analyzer {
   };
   // Classifies the instruction at c.at and steps past it; false if memory is not there.
   constexpr bool next(cursor& c, std::uint8_t spc, arm::instruction_info& i) noexcept {
-    if (set_ == arm::instruction_set::a64 && c.left >= 4) {
+    if (now_.set == arm::instruction_set::a64 && c.left >= 4) {
       i = classify_.a64(load32(c.p));
-    } else if (set_ == arm::instruction_set::a32 && c.left >= 4) {
+    } else if (now_.set == arm::instruction_set::a32 && c.left >= 4) {
       i = classify_.a32(load32(c.p));
-    } else if (set_ == arm::instruction_set::t32 && c.left >= 4) {
+    } else if (now_.set == arm::instruction_set::t32 && c.left >= 4) {
       i = classify_.t32(load16(c.p), load16(c.p + 2));
     } else {
       if (!fetch(c.at, spc, i)) return false;
@@ -870,7 +902,7 @@ class flow_analyzer {
   // Classifies the instruction at `at` in the current set; false if memory is not there.
   constexpr bool fetch(std::uint64_t at, std::uint8_t spc, arm::instruction_info& i) noexcept {
     std::uint8_t b[4];
-    if (set_ == arm::instruction_set::t32) {
+    if (now_.set == arm::instruction_set::t32) {
       if (!read(at, spc, b, 2)) return false;
       const std::uint16_t first = static_cast<std::uint16_t>(b[0] | (b[1] << 8));
       std::uint16_t second = 0;
@@ -885,7 +917,7 @@ class flow_analyzer {
     const std::uint32_t w = static_cast<std::uint32_t>(b[0]) | (static_cast<std::uint32_t>(b[1]) << 8) |
                             (static_cast<std::uint32_t>(b[2]) << 16) |
                             (static_cast<std::uint32_t>(b[3]) << 24);
-    i = set_ == arm::instruction_set::a64 ? classify_.a64(w) : classify_.a32(w);
+    i = now_.set == arm::instruction_set::a64 ? classify_.a64(w) : classify_.a32(w);
     return true;
   }
 
@@ -909,8 +941,8 @@ class flow_analyzer {
     f.address = at;
     f.space = space();
     out(f);
-    sync_ = sync::context;  // wait for the next address (D9.5.4.1)
-    awaiting_target_ = false;
+    now_.sync = sync::context;  // wait for the next address (D9.5.4.1)
+    now_.awaiting_target = false;
     nacc_ = true;
     nacc_at_ = at;
   }
@@ -922,17 +954,17 @@ class flow_analyzer {
     f.offset = offset;
     f.reason = sync_reason::walk_limit;
     out(f);
-    sync_ = sync::context;
-    awaiting_target_ = false;
+    now_.sync = sync::context;
+    now_.awaiting_target = false;
   }
 
   // What a P0 element (Atom, Source Address, Q) does first: a return stack match if one is
   // pending (D9.5.18.2), then it is analyzed only with both address and context known.
   constexpr bool ready_for_p0() noexcept {
-    if (sync_ == sync::full && !awaiting_target_) return true;  // the common case, two tests
+    if (now_.sync == sync::full && !now_.awaiting_target) return true;  // the common case, two tests
     check_return_stack();
-    if (sync_ == sync::address) sync_ = sync::none;
-    return sync_ == sync::full;
+    if (now_.sync == sync::address) now_.sync = sync::none;
+    return now_.sync == sync::full;
   }
 
   // An atom element's E/N pattern, bit i atom i (a run's atom_bits, or a single atom's taken).
@@ -980,19 +1012,19 @@ class flow_analyzer {
     // only make a key of its own, a miss.
     const std::uint32_t pattern = bits >> k;
     const std::uint64_t key = static_cast<std::uint64_t>(pattern) | static_cast<std::uint64_t>(n) << 32 |
-                              static_cast<std::uint64_t>(set_) << 40 | memo_context_;
+                              static_cast<std::uint64_t>(now_.set) << 40 | memo_context_;
     // Two-way set associative: a few atom elements a loop repeats whose starts hash alike
     // would otherwise evict each other at every turn.
     const std::size_t set =
-        static_cast<std::size_t>(((addr_ ^ key) * 0x9e3779b97f4a7c15u) >> (64 - memo_bits)) & ~std::size_t{1};
+        static_cast<std::size_t>(((now_.address ^ key) * 0x9e3779b97f4a7c15u) >> (64 - memo_bits)) & ~std::size_t{1};
     std::size_t index = set;
-    if (memo_[index].key != key || memo_[index].start != addr_) {
+    if (memo_[index].key != key || memo_[index].start != now_.address) {
       ++index;
-      if (memo_[index].key != key || memo_[index].start != addr_) {
+      if (memo_[index].key != key || memo_[index].start != now_.address) {
         index = detail::way_to_fill(memo_, set);
         detail::flow_memo& v = memo_[index];
         v.key = 0;
-        v.start = addr_;
+        v.start = now_.address;
         return atom_run<true>(offset, bits, k, last, out, &v, &ranges_[1 + index * flow_memo_atoms], key);
       }
     }
@@ -1041,8 +1073,8 @@ class flow_analyzer {
     if constexpr (Record) memo->pushes = 0;
     const std::uint8_t spc = space();
     const std::uint64_t amask = addr_mask_;
-    std::uint64_t at = addr_;
-    arm::instruction_set set = set_;
+    std::uint64_t at = now_.address;
+    arm::instruction_set set = now_.set;
     flow_element f{};
     f.kind = flow_kind::instruction_range;
     f.offset = offset;
@@ -1053,7 +1085,7 @@ class flow_analyzer {
       const bool taken = (bits >> k & 1u) != 0;
       const std::uint64_t end = (at + b.bytes) & amask;
       if (k == last) {
-        hold(b, at, end, b.count, taken, offset);  // set_ is set
+        hold(b, at, end, b.count, taken, offset);  // now_.set is set
         if constexpr (Record) {
           if (keep) {  // the held range and the state hold() and follow() left
             memo_ranges[i] = own_held();
@@ -1092,19 +1124,19 @@ class flow_analyzer {
         ++i;
       }
       at = next;
-      if (next_set != set) set_ = set = next_set;  // build() reads set_
+      if (next_set != set) now_.set = set = next_set;  // build() reads now_.set
       entry = block_entry(at, spc);
       out(f);
     }
-    addr_ = at;
-    set_ = set;
+    now_.address = at;
+    now_.set = set;
     return k;
   }
 
   template <class Out>
   TRACECODEC_HOT constexpr void atom(bool taken, std::uint64_t offset, Out& out) noexcept {
     const std::uint8_t spc = space();
-    std::uint64_t start = addr_, at = addr_;
+    std::uint64_t start = now_.address, at = now_.address;
     std::uint32_t count = 0;
     const detail::flow_block* b = &block_at(at, spc);
     while (b->end != detail::flow_block::end_kind::p0) {
@@ -1145,36 +1177,36 @@ class flow_analyzer {
     flow_element& h = own_held();
     h.kind = flow_kind::instruction_range;
     h.offset = offset;
-    set_range(h, b, start, end, count, set_, taken);
+    set_range(h, b, start, end, count, now_.set, taken);
     pending_ = true;
     held_at_ = 0;
-    branch_set_ = set_;
-    branch_target_ = b.target;
-    branch_next_set_ = b.next_set;
+    branch_set_ = now_.set;
+    now_.branch_target = b.target;
+    now_.branch_next_set = b.next_set;
     if (taken && b.link && b.type != arm::instruction_type::other)  // D9.5.3 R_HYMQH
-      push_return(end, set_);
+      push_return(end, now_.set);
     follow(taken);
   }
 
   // The state after the held P0 instruction, taken or not (D9.5.18.3 UpdateBranchState).
   constexpr void follow(bool taken) noexcept {
-    sync_ = sync::full;
-    awaiting_target_ = false;
-    set_ = branch_set_;
+    now_.sync = sync::full;
+    now_.awaiting_target = false;
+    now_.set = branch_set_;
     if (!taken) {
-      addr_ = own_held().end;
+      now_.address = own_held().end;
       return;
     }
     switch (own_held().last_type) {
       case arm::instruction_type::branch:
-        addr_ = branch_target_;
-        set_ = branch_next_set_;
+        now_.address = now_.branch_target;
+        now_.set = now_.branch_next_set;
         return;
       case arm::instruction_type::indirect_branch:
-        sync_ = sync::context;  // waiting for a Target Address or a return stack match
-        awaiting_target_ = true;
+        now_.sync = sync::context;  // waiting for a Target Address or a return stack match
+        now_.awaiting_target = true;
         return;
-      default: addr_ = own_held().end; return;  // ISB, WFx, TSTART
+      default: now_.address = own_held().end; return;  // ISB, WFx, TSTART
     }
   }
 
@@ -1206,19 +1238,19 @@ class flow_analyzer {
     f.address = start;
     f.end = end;
     f.count = count;
-    f.isa = set_;
+    f.isa = now_.set;
     f.taken = false;
     out(f);
   }
 
-  // Walks one instruction at a time from addr_ while `more(address)` holds; P0 instructions
+  // Walks one instruction at a time from now_.address while `more(address)` holds; P0 instructions
   // on the way count as not taken (D9.5.6.1, D9.5.7.1). Emits one range. Returns false if the
   // walk could not finish (memory not accessible, or the walk limit).
   template <class More, class Out>
   constexpr bool walk(More more, bool last_taken, std::uint64_t offset, Out& out) noexcept {
     const std::uint8_t spc = space();
-    const std::uint64_t start = addr_;
-    std::uint64_t at = addr_;
+    const std::uint64_t start = now_.address;
+    std::uint64_t at = now_.address;
     std::uint32_t count = 0, it = 0;
     arm::instruction_info last{};
     std::uint64_t last_at = at;
@@ -1240,7 +1272,7 @@ class flow_analyzer {
       if (it) --it;
       if (i.it_block) it = it_length(i.it_block);
       if (is_p0(i) && i.link && cfg().rs && last_taken && !more(mask(at + i.size)))
-        push_return(mask(at + i.size), set_);
+        push_return(mask(at + i.size), now_.set);
       last = i;
       last_at = at;
       ++count;
@@ -1253,7 +1285,7 @@ class flow_analyzer {
       f.address = start;
       f.end = at;
       f.count = count;
-      f.isa = set_;
+      f.isa = now_.set;
       f.last_type = is_p0(last) ? last.type : arm::instruction_type::other;
       f.last_subtype = is_p0(last) ? last.subtype : arm::instruction_subtype::none;
       f.last_size = last.size;
@@ -1261,19 +1293,19 @@ class flow_analyzer {
       f.taken = true;
       out(f);
     }
-    addr_ = at;
+    now_.address = at;
     last_ = last;
     last_at_ = last_at;
     return true;
   }
 
-  // D9.5.6.1: the instructions from addr_ up to `per` (exclusive), P0 instructions on the way
+  // D9.5.6.1: the instructions from now_.address up to `per` (exclusive), P0 instructions on the way
   // not taken, as one range. Whole blocks come from the block cache; in the block that `per`
   // cuts, no instruction before `per` is a P0 instruction, so A64 and A32 count them by size.
   // T32, missing memory, the walk limit and wrapping take the walk one instruction at a time.
   template <class Out>
   constexpr void walk_to(std::uint64_t per, std::uint64_t offset, Out& out) noexcept {
-    const std::uint64_t start = addr_;
+    const std::uint64_t start = now_.address;
     std::uint64_t at = start;
     std::uint32_t count = 0;
     detail::flow_block last{};  // a copy: a later lookup may rebuild the slot
@@ -1291,7 +1323,7 @@ class flow_analyzer {
       // `per` inside the block's instructions, none of them a P0 instruction before it.
       const bool inside = per - at < b.bytes ||
                           (per - at == b.bytes && b.end != detail::flow_block::end_kind::p0);
-      if (!inside || set_ == arm::instruction_set::t32 || ((per - at) & 3u) != 0) {
+      if (!inside || now_.set == arm::instruction_set::t32 || ((per - at) & 3u) != 0) {
         walk([per](std::uint64_t a) { return a < per; }, false, offset, out);
         return;
       }
@@ -1306,7 +1338,7 @@ class flow_analyzer {
       f.address = start;
       f.end = at;
       f.count = count;
-      f.isa = set_;
+      f.isa = now_.set;
       f.taken = true;
       if (last_p0) {
         f.last_type = last.type;
@@ -1316,7 +1348,7 @@ class flow_analyzer {
       }
       out(f);
     }
-    addr_ = at;
+    now_.address = at;
   }
 
   // D9.5.6
@@ -1329,10 +1361,10 @@ class flow_analyzer {
                             !e.is(element_flag::unknown_address) && e.address == 0xfffffffeu;
     if (!e.is(element_flag::unknown_address) && !tail_chain) {
       const std::uint64_t per = mask(e.address);
-      if (sync_ == sync::full) {
-        if (addr_ < per) walk_to(per, e.offset, out);
-        addr_ = per;
-      } else if (sync_ == sync::context) {
+      if (now_.sync == sync::full) {
+        if (now_.address < per) walk_to(per, e.offset, out);
+        now_.address = per;
+      } else if (now_.sync == sync::context) {
         // Execution stopped being followed where the memory was not accessible: the path
         // from there up to a later preferred return address is not known either, and the
         // element says so again, for the exception (as OpenCSD reports it; a return address
@@ -1341,9 +1373,9 @@ class flow_analyzer {
         nacc_ = false;
         // Waiting for an address (an indirect branch's target): the preferred return address
         // is where execution was.
-        addr_ = per;
-        sync_ = sync::full;
-        awaiting_target_ = false;
+        now_.address = per;
+        now_.sync = sync::full;
+        now_.awaiting_target = false;
       }
     }
     flow_element f = make(flow_kind::exception, e);
@@ -1371,17 +1403,17 @@ class flow_analyzer {
   }
 
   // The state a Source Address element leaves, its range passed on: the last instruction
-  // (ending at addr_) was taken (D9.5.7 R_YJHMV), for follow() to go on from.
+  // (ending at now_.address) was taken (D9.5.7 R_YJHMV), for follow() to go on from.
   constexpr void taken_at_source(arm::instruction_type type, std::uint64_t target,
                                  arm::instruction_set target_set) noexcept {
     flow_element& h = own_held();
     h = flow_element{};
     held_at_ = 0;
     h.last_type = type;
-    h.end = addr_;
-    branch_set_ = set_;
-    branch_target_ = target;
-    branch_next_set_ = target_set;
+    h.end = now_.address;
+    branch_set_ = now_.set;
+    now_.branch_target = target;
+    now_.branch_next_set = target_set;
   }
 
   // D9.5.7 through the block cache: whole blocks while the source address lies beyond them
@@ -1393,8 +1425,8 @@ class flow_analyzer {
   // changed nothing but the block cache's entries.
   template <class Out>
   constexpr bool source_blocks(std::uint64_t src, std::uint64_t offset, Out& out) noexcept {
-    if (set_ == arm::instruction_set::t32 || src < addr_) return false;
-    std::uint64_t at = addr_;
+    if (now_.set == arm::instruction_set::t32 || src < now_.address) return false;
+    std::uint64_t at = now_.address;
     std::uint32_t count = 0;
     for (;;) {
       const detail::flow_block& b = block_at(at, space_);
@@ -1412,9 +1444,9 @@ class flow_analyzer {
       flow_element f{};
       f.kind = flow_kind::instruction_range;
       f.offset = offset;
-      set_range(f, b, addr_, end, count, set_, true);
-      if (b.link) push_return(end, set_);
-      addr_ = end;
+      set_range(f, b, now_.address, end, count, now_.set, true);
+      if (b.link) push_return(end, now_.set);
+      now_.address = end;
       taken_at_source(b.type, b.target, b.next_set);
       out(static_cast<const flow_element&>(f));
       return true;
@@ -1431,18 +1463,18 @@ class flow_analyzer {
     if (!ready_for_p0()) return;
     const bool known = !e.is(element_flag::count_unknown);
     if (known && e.count != 0 && e.count <= flow_walk_limit && q_walk(e, out)) {
-      sync_ = sync::context;  // the next Target Address says where execution went
-      awaiting_target_ = false;
+      now_.sync = sync::context;  // the next Target Address says where execution went
+      now_.awaiting_target = false;
       return;
     }
     q_ = make(flow_kind::range_without_path, e);
-    q_.address = addr_;
-    q_.isa = set_;
+    q_.address = now_.address;
+    q_.isa = now_.set;
     q_.count = known ? e.count : 0;
     if (!known) q_.flags = flow_flag::count_unknown;
     q_pending_ = true;
-    sync_ = sync::context;
-    awaiting_target_ = false;
+    now_.sync = sync::context;
+    now_.awaiting_target = false;
   }
 
   // The straight-line walk of a Q element's count; false unless its last instruction is the
@@ -1450,7 +1482,7 @@ class flow_analyzer {
   template <class Out>
   constexpr bool q_walk(const element& e, Out& out) noexcept {
     const std::uint8_t spc = space();
-    std::uint64_t at = addr_;
+    std::uint64_t at = now_.address;
     std::uint32_t it = 0;
     arm::instruction_info i{};
     bool in_it = false;
@@ -1464,18 +1496,18 @@ class flow_analyzer {
       at = mask(at + i.size);
     }
     flow_element f = make(flow_kind::instruction_range, e);
-    f.address = addr_;
+    f.address = now_.address;
     f.end = at;
     f.count = e.count;
-    f.isa = set_;
+    f.isa = now_.set;
     f.last_size = i.size;
     f.taken = true;
     f.last_type = i.type;
     f.last_subtype = i.subtype;
     f.conditional = i.conditional || in_it;
-    if (i.link) push_return(at, set_);
+    if (i.link) push_return(at, now_.set);
     out(f);
-    addr_ = at;
+    now_.address = at;
     return true;
   }
 
@@ -1502,15 +1534,7 @@ class flow_analyzer {
   // range of a replayed memo entry. An index, not a pointer: analyzers are copied.
   std::uint32_t held_at_ = 0;
   flow_element q_{};
-  // The state a memo replay sets, in flow_memo's order (next .. sync) so that the copy can be
-  // a few wide moves. branch_*: the held range's P0 instruction, for a Mispredict
-  // (D9.5.18.4 ProcessBranchInstruction).
-  std::uint64_t addr_ = 0;
-  std::uint64_t branch_target_ = 0;
-  arm::instruction_set set_ = arm::instruction_set::a64;
-  arm::instruction_set branch_next_set_ = arm::instruction_set::a64;
-  bool awaiting_target_ = false;
-  sync sync_ = sync::none;
+  detail::flow_state now_{};  // what a memo replay sets
   arm::instruction_set branch_set_ = arm::instruction_set::a64;
   arm::instruction_info last_{};  // the last instruction of the last walk()
   std::uint64_t last_at_ = 0;
