@@ -80,10 +80,11 @@ static_assert(sizeof(flow_block) == 32);
 // trace (bench/README.md, "Program flow: single atom packets, Target Addresses, sync states").
 enum class flow_sync : std::uint8_t { none, address, context, full };
 
-// The analysis state an atom run leaves (follow(): full, or waiting for a target): the
-// analyzer's (flow_analyzer::now_), and kept in each memo entry and window, so that a replay
-// sets it again with one copy. branch_*: the last atom's P0 instruction, for a Mispredict
-// (D9.5.18.4 ProcessBranchInstruction).
+// The analysis state that atoms, addresses and contexts move: the analyzer's live state
+// (flow_analyzer::now_). What an atom run leaves (follow(): full, or waiting for a target) is
+// kept in each memo entry and window, so that a replay sets it again with one copy. branch_*:
+// the last P0 instruction's, an atom's or a Source Address's, for a Mispredict (D9.5.18.4
+// ProcessBranchInstruction).
 struct flow_state {
   std::uint64_t address = 0;  // where execution continues (D9.5.18.3)
   std::uint64_t branch_target = 0;
@@ -103,14 +104,14 @@ struct flow_memo {
   std::uint64_t start = 0;
   std::uint64_t key = 0;            // 0: empty (n is never 0)
   // The state after the last atom: flow_state's fields, laid out as its first
-  // flow_state_bytes (static_asserts below), so that a replay copies them as one block. sync
-  // follows from `awaiting` (context when waiting, else full), but is kept so that a replay
-  // copies both rather than computing one per hit.
-  std::uint64_t next = 0;
+  // flow_state_bytes (the static_assert below), so that a replay copies them as one block
+  // (copy_state). sync follows from awaiting_target (context when waiting, else full), but is
+  // kept so that a replay copies both rather than computing one per hit.
+  std::uint64_t address = 0;
   std::uint64_t branch_target = 0;
-  arm::instruction_set next_set = arm::instruction_set::a64;
+  arm::instruction_set set = arm::instruction_set::a64;
   arm::instruction_set branch_next_set = arm::instruction_set::a64;
-  bool awaiting = false;
+  bool awaiting_target = false;
   flow_sync sync = flow_sync::none;
   std::uint8_t pushes = 0;          // bit i: range i pushes (end, isa) (D9.5.3 R_HYMQH; RS only)
   std::uint8_t victim = 0;  // in a set's first way: the way a miss fills (way_to_fill)
@@ -128,11 +129,11 @@ static_assert(sizeof(flow_memo) == 40);
 struct flow_window {
   std::uint64_t word = 0;
   std::uint64_t start = 0;
-  std::uint64_t next = 0;  // as flow_memo's
+  std::uint64_t address = 0;  // as flow_memo's
   std::uint64_t branch_target = 0;
-  arm::instruction_set next_set = arm::instruction_set::a64;
+  arm::instruction_set set = arm::instruction_set::a64;
   arm::instruction_set branch_next_set = arm::instruction_set::a64;
-  bool awaiting = false;
+  bool awaiting_target = false;
   flow_sync sync = flow_sync::none;
   std::uint8_t count = 0;  // elements; 0: empty; not_kept: a packet at a time
   std::uint8_t victim = 0;  // in a set's first way: the way a miss fills (way_to_fill)
@@ -158,17 +159,44 @@ TRACECODEC_HOT constexpr std::size_t way_to_fill(Entry* table, std::size_t set) 
 
 // flow_state's fields up to sync, without its tail padding.
 inline constexpr std::size_t flow_state_bytes = offsetof(flow_state, sync) + 1;
-// An entry's state fields (next .. sync) are flow_state's first flow_state_bytes.
-template <class Entry>
+// An entry's state fields (address .. sync) are flow_state's first flow_state_bytes: the same
+// names and types at the same offsets, in types a byte copy may fill.
+template <class Entry, class S = flow_state>
 constexpr bool lays_out_state() noexcept {
-  constexpr std::size_t b = offsetof(Entry, next);
-  return offsetof(Entry, branch_target) - b == offsetof(flow_state, branch_target) &&
-         offsetof(Entry, next_set) - b == offsetof(flow_state, set) &&
-         offsetof(Entry, branch_next_set) - b == offsetof(flow_state, branch_next_set) &&
-         offsetof(Entry, awaiting) - b == offsetof(flow_state, awaiting_target) &&
-         offsetof(Entry, sync) - b == offsetof(flow_state, sync);
+  constexpr std::size_t b = offsetof(Entry, address);
+  return std::is_standard_layout_v<Entry> && std::is_standard_layout_v<S> &&
+         std::is_trivially_copyable_v<Entry> && std::is_trivially_copyable_v<S> &&
+         std::is_same_v<decltype(Entry::address), decltype(S::address)> &&
+         std::is_same_v<decltype(Entry::branch_target), decltype(S::branch_target)> &&
+         std::is_same_v<decltype(Entry::set), decltype(S::set)> &&
+         std::is_same_v<decltype(Entry::branch_next_set), decltype(S::branch_next_set)> &&
+         std::is_same_v<decltype(Entry::awaiting_target), decltype(S::awaiting_target)> &&
+         std::is_same_v<decltype(Entry::sync), decltype(S::sync)> && offsetof(S, address) == 0 &&
+         offsetof(Entry, branch_target) - b == offsetof(S, branch_target) &&
+         offsetof(Entry, set) - b == offsetof(S, set) &&
+         offsetof(Entry, branch_next_set) - b == offsetof(S, branch_next_set) &&
+         offsetof(Entry, awaiting_target) - b == offsetof(S, awaiting_target) &&
+         offsetof(Entry, sync) - b == offsetof(S, sync);
 }
 static_assert(lays_out_state<flow_memo>() && lays_out_state<flow_window>());
+
+// Sets `to`'s state fields from `from`'s (flow_state and the entries, laid out alike): one block
+// copy, where GCC copied the fields one at a time; field by field only in constant evaluation,
+// where a byte copy is not allowed.
+template <class To, class From>
+TRACECODEC_HOT constexpr void copy_state(To& to, const From& from) noexcept {
+  if (std::is_constant_evaluated()) {
+    to.address = from.address;
+    to.branch_target = from.branch_target;
+    to.set = from.set;
+    to.branch_next_set = from.branch_next_set;
+    to.awaiting_target = from.awaiting_target;
+    to.sync = from.sync;
+  } else {
+    __builtin_memcpy(reinterpret_cast<unsigned char*>(&to) + offsetof(To, address),
+                     reinterpret_cast<const unsigned char*>(&from) + offsetof(From, address), flow_state_bytes);
+  }
+}
 
 struct return_stack_entry {
   std::uint64_t address = 0;
@@ -236,12 +264,12 @@ class flow_analyzer {
   // place of an inaccessible walk under nacc_), the return stack's entries below its live
   // ones, and the last walk's last instruction (every walk writes it before it is read).
   constexpr bool same_analysis(const flow_analyzer& o) const noexcept {
-    if (now_.sync != o.now_.sync || now_.awaiting_target != o.now_.awaiting_target || pending_ != o.pending_ ||
-        q_pending_ != o.q_pending_ || passive_count_ != o.passive_count_ ||
-        started_ != o.started_ || (!started_ && announce_ != o.announce_) || now_.set != o.now_.set ||
-        now_.address != o.now_.address || !(ctx_ == o.ctx_) || ctx_known_ != o.ctx_known_ || nacc_ != o.nacc_ ||
-        (nacc_ && nacc_at_ != o.nacc_at_) || space_ != o.space_ || addr_mask_ != o.addr_mask_ ||
-        rs_size_ != o.rs_size_)
+    if (now_.sync != o.now_.sync || now_.awaiting_target != o.now_.awaiting_target ||
+        now_.set != o.now_.set || now_.address != o.now_.address || pending_ != o.pending_ ||
+        q_pending_ != o.q_pending_ || passive_count_ != o.passive_count_ || started_ != o.started_ ||
+        (!started_ && announce_ != o.announce_) || !(ctx_ == o.ctx_) || ctx_known_ != o.ctx_known_ ||
+        nacc_ != o.nacc_ || (nacc_ && nacc_at_ != o.nacc_at_) || space_ != o.space_ ||
+        addr_mask_ != o.addr_mask_ || rs_size_ != o.rs_size_)
       return false;
     if (pending_ && !(held() == o.held() && now_.branch_target == o.now_.branch_target &&
                       branch_set_ == o.branch_set_ && now_.branch_next_set == o.now_.branch_next_set))
@@ -597,7 +625,7 @@ class flow_analyzer {
     }
     kept[n] = held();
     m.at[n] = static_cast<std::uint8_t>(held().offset - offset);
-    keep_after(m);
+    detail::copy_state(m, now_);
     m.count = static_cast<std::uint8_t>(n + 1);
   }
 
@@ -609,29 +637,13 @@ class flow_analyzer {
   }
 
   // The state after an atom's range held (follow(): full, or waiting for a target), kept in a
-  // memo entry or window (flow_memo, flow_window: the same fields), and set again when it is
-  // replayed, with its last range h = ranges_[at] held: now_ and the entries' fields are laid
-  // out alike (detail::lays_out_state), so that a replay copies them as one block.
-  template <class Entry>
-  constexpr void keep_after(Entry& m) const noexcept {
-    m.next = now_.address;
-    m.branch_target = now_.branch_target;
-    m.next_set = now_.set;
-    m.branch_next_set = now_.branch_next_set;
-    m.awaiting = now_.awaiting_target;
-    m.sync = now_.sync;
-  }
+  // memo entry or window (detail::copy_state(entry, now_)), set again when the entry is
+  // replayed, with its last range h = ranges_[at] held.
   template <class Entry>
   TRACECODEC_HOT constexpr void hold_replayed(const Entry& m, std::size_t at, const flow_element& h) noexcept {
     pending_ = true;
     held_at_ = static_cast<std::uint32_t>(at);
-    if (std::is_constant_evaluated()) {
-      now_ = {m.next, m.branch_target, m.next_set, m.branch_next_set, m.awaiting, m.sync};
-    } else {
-      // One block: GCC copied the fields one at a time.
-      const unsigned char* from = reinterpret_cast<const unsigned char*>(&m) + offsetof(Entry, next);
-      __builtin_memcpy(static_cast<void*>(&now_), from, detail::flow_state_bytes);
-    }
+    detail::copy_state(now_, m);
     branch_set_ = h.isa;
   }
 
@@ -793,8 +805,10 @@ class flow_analyzer {
     return cache_[block_entry(start, spc)];
   }
   TRACECODEC_HOT constexpr std::size_t block_entry(std::uint64_t start, std::uint8_t spc) noexcept {
-    const std::size_t set = static_cast<std::size_t>(
-        ((start ^ (static_cast<std::uint64_t>(spc) << 48)) * 0x9e3779b97f4a7c15u) >> (64 - cache_bits)) & ~std::size_t{1};
+    const std::size_t set =
+        static_cast<std::size_t>(((start ^ (static_cast<std::uint64_t>(spc) << 48)) * 0x9e3779b97f4a7c15u) >>
+                                 (64 - cache_bits)) &
+        ~std::size_t{1};
     detail::flow_block* b = &cache_[set];
     if (holds(b[0], start, spc)) return set;
     if (holds(b[1], start, spc)) return set + 1;
@@ -1090,7 +1104,7 @@ class flow_analyzer {
           if (keep) {  // the held range and the state hold() and follow() left
             memo_ranges[i] = own_held();
             if (taken && b.link && b.type != arm::instruction_type::other && cfg().rs) memo->pushes |= 1u << i;
-            keep_after(*memo);
+            detail::copy_state(*memo, now_);
             memo->key = key;
           }
         }
@@ -1534,7 +1548,7 @@ class flow_analyzer {
   // range of a replayed memo entry. An index, not a pointer: analyzers are copied.
   std::uint32_t held_at_ = 0;
   flow_element q_{};
-  detail::flow_state now_{};  // what a memo replay sets
+  detail::flow_state now_{};  // the live state; a memo or window replay sets it in one copy
   arm::instruction_set branch_set_ = arm::instruction_set::a64;
   arm::instruction_info last_{};  // the last instruction of the last walk()
   std::uint64_t last_at_ = 0;
