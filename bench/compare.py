@@ -9,9 +9,12 @@ repetition of each instead, for runs such as
   --best --benchmark_repetitions=7 --benchmark_enable_random_interleaving=true
 where the repetitions of every benchmark are spread over the run in random order, so that a
 stretch of load from the machine's other users slows both sides of a ratio alike, and the
-best of each is the one least slowed.
+best of each is the one least slowed. BM_decode_paired and BM_flow_paired (a pass of
+tracecodec and one of OpenCSD in turn, the ratio the median of the pairs') are printed as tables
+of their own, the median of their repetitions' counters in either mode.
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -28,13 +31,17 @@ def main():
                           "--benchmark_report_aggregates_only=true"])
     out = subprocess.run([exe, "--benchmark_format=json"] + extra, check=True,
                          capture_output=True, text=True).stdout
-    rows, flow, par = {}, {}, {}
+    rows, flow, par, paired = {}, {}, {}, {}
     for b in json.loads(out)["benchmarks"]:
         name = b.get("run_name", b["name"]).replace("/manual_time", "")
         if best:
             if b.get("run_type") == "aggregate":
                 continue
         elif b.get("aggregate_name") not in (None, "median"):
+            continue
+        if name.startswith(("BM_decode_paired/", "BM_flow_paired/")):  # BM_<what>_paired/<corpus>/iterations:N
+            what, corpus = name.split("/")[:2]
+            paired.setdefault(what, {}).setdefault(corpus, []).append(b)
             continue
         rate = b.get("bytes_per_second", 0.0) / 1e6
         if name.startswith("BM_ete_parallel"):  # BM_ete_parallel_<form>/<corpus>/threads:N/real_time
@@ -53,7 +60,7 @@ def main():
             flow.setdefault(corpus, {})[family] = (b.get("bytes_per_second", 0.0) / 1e6,
                                                    b.get("instructions", 0.0) / 1e6,
                                                    b.get("ranges", 0.0) / 1e6)
-    if best and not rows and not par:
+    if best and not rows and not par and not paired:
         sys.exit("compare.py --best: no repetitions in the output (drop --benchmark_report_aggregates_only "
                  "and --benchmark_display_aggregates_only)")
     packet_rows = {c: r for c, r in rows.items() if "BM_ete_decode" in r or "BM_opencsd_decode" in r}
@@ -68,21 +75,41 @@ def main():
         fmt = lambda x: f"{x:.0f}" if x else "-"
         print(f"| {corpus} | {fmt(d)} | {fmt(o)} | {ratio(d)} | {fmt(e)} | {ratio(e)} | {fmt(a)} | "
               f"{ratio(a)} | {fmt(r.get('BM_ete_encode'))} | {fmt(r.get('BM_ete_compress'))} |")
+    # The paired decode: both sides' passes in turn (BM_decode_paired), the median of the
+    # repetitions' counters.
+    median = lambda v: (sorted(v)[(len(v) - 1) // 2] + sorted(v)[len(v) // 2]) / 2
+    paired_ratio = {}
+    for what, stage in (("BM_decode_paired", "decode"), ("BM_flow_paired", "flow")):
+        if what not in paired:
+            continue
+        print()
+        print(f"| corpus | ete {stage} MB/s | OpenCSD MB/s | ratio (median pair) | lowest pair | highest pair |")
+        print("|---|---|---|---|---|---|")
+        for corpus, bs in paired[what].items():
+            m = {k: median([b[k] for b in bs]) for k in ("ete_MBps", "opencsd_MBps", "ratio", "ratio_low", "ratio_high")}
+            if stage == "decode":
+                paired_ratio[corpus] = m["ratio"]
+            print(f"| {corpus} | {m['ete_MBps']:.1f} | {m['opencsd_MBps']:.1f} | {m['ratio']:.1f}x | "
+                  f"{m['ratio_low']:.1f}x | {m['ratio_high']:.1f}x |")
     # Issue 17: ETMv4 packet decode at least the ratio to OpenCSD that ETE has (OpenCSD's
-    # ETMv4I packet processor on both). The lowest ETMv4 ratio against ETE's lowest and median.
-    decode_ratio = {c: r["BM_ete_decode"] / r["BM_opencsd_decode"] for c, r in packet_rows.items()
-                    if r.get("BM_ete_decode") and r.get("BM_opencsd_decode")}
+    # ETMv4I packet processor on both): each protocol's lowest, median and geometric mean, from
+    # the paired passes where they ran, else from BM_ete_decode against BM_opencsd_decode.
+    decode_ratio = paired_ratio or {c: r["BM_ete_decode"] / r["BM_opencsd_decode"] for c, r in packet_rows.items()
+                                    if r.get("BM_ete_decode") and r.get("BM_opencsd_decode")}
     etmv4 = {c: x for c, x in decode_ratio.items() if c.startswith("etmv4-")}
     ete = {c: x for c, x in decode_ratio.items() if not c.startswith("etmv4-")}
     if etmv4 and ete:
-        lowest = lambda d: min(d.items(), key=lambda t: t[1])
-        ordered = sorted(ete.values())
-        median = (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
-        (c4, x4), (ce, xe) = lowest(etmv4), lowest(ete)
+        def summary(d):
+            c, x = min(d.items(), key=lambda t: t[1])
+            g = math.exp(sum(math.log(v) for v in d.values()) / len(d))
+            return x, c, median(list(d.values())), g
+        (x4, c4, m4, g4), (xe, ce, me, ge) = summary(etmv4), summary(ete)
+        side = lambda a, b: "at or above" if a >= b else "below"
         print()
-        print(f"ETMv4 packet decode, lowest ratio: {x4:.1f}x ({c4}); ETE: lowest {xe:.1f}x ({ce}), "
-              f"median {median:.1f}x; ETMv4's lowest is {'at or above' if x4 >= xe else 'below'} ETE's lowest, "
-              f"{'at or above' if x4 >= median else 'below'} ETE's median")
+        print(f"{'paired' if paired_ratio else 'separate'} decode ratios, ETMv4 ({len(etmv4)} corpora): lowest "
+              f"{x4:.1f}x ({c4}), median {m4:.1f}x, geometric mean {g4:.1f}x; ETE ({len(ete)}): lowest {xe:.1f}x "
+              f"({ce}), median {me:.1f}x, geometric mean {ge:.1f}x; ETMv4's lowest {side(x4, xe)} ETE's lowest, "
+              f"median {side(m4, me)} ETE's median, geometric mean {side(g4, ge)} ETE's")
     # The encoder's own figures. BM_ete_encode times the encoder on freshly built packets;
     # streamed from memory, its input (72-byte packets) caps it near the packet-read floor.
     if packet_rows:

@@ -2,6 +2,8 @@
 // Throughput of the ETE codec, side by side with OpenCSD on the same bytes.
 //   BM_ete_decode/<corpus>     bytes -> fully resolved packets, every field read by a consumer
 //   BM_opencsd_decode/<corpus> OpenCSD's packet processor (C API, packet sink counting packets)
+//   BM_decode_paired/<corpus>  the two above in turn, a pass of each per iteration, each timed:
+//                              the median ratio of the pairs (counter ratio)
 //   BM_ete_elements/<corpus>   bytes -> packets -> elements -> speculation resolved (atom
 //                              runs: one Atom element per atom packet)
 //   BM_ete_atom_elements/<corpus>  the same with one Atom element per atom
@@ -32,6 +34,7 @@
 //   BM_ete_flow_without_memo/<flow corpus>  the same without the memo of atom elements
 //   BM_opencsd_flow/<flow corpus>  OpenCSD's full decode (ETE decoder, the snapshot's memory
 //                              image): bytes -> instruction ranges, counted
+//   BM_flow_paired/<flow corpus>  BM_ete_flow and BM_opencsd_flow in turn, as BM_decode_paired
 //   BM_coresight_deformat/<capture>  CoreSight formatted frames -> each trace ID's bytes
 //                              (coresight::deformatter, batches: on_data(const data_batch&);
 //                              a consumer summing every byte per ID, inlined)
@@ -143,22 +146,28 @@ struct consumer {
   void operator()(const packet& p) noexcept { acc += bench::fields(p); }
 };
 
+// One pass of BM_ete_decode (Opaque: of BM_ete_decode_opaque) over c: the errors it reported.
+template <bool Opaque>
+std::uint64_t decode_pass(const corpus& c) {
+  decoder<> d(c.regs);
+  consumer sink;
+  std::uint64_t errors = 0;
+  d.decode(c.bytes.data(), c.bytes.size(),
+           [&](const packet& p) {
+             if constexpr (Opaque)
+               bench::read_packet(sink.acc, p);
+             else
+               sink(p);
+           },
+           [&](const diagnostic&) { ++errors; });
+  benchmark::DoNotOptimize(sink.acc);
+  return errors;
+}
+
 template <bool Opaque>
 void decode_packets(benchmark::State& state, const corpus* c) {
   for (auto _ : state) {
-    decoder<> d(c->regs);
-    consumer sink;
-    std::uint64_t errors = 0;
-    d.decode(c->bytes.data(), c->bytes.size(),
-             [&](const packet& p) {
-               if constexpr (Opaque)
-                 bench::read_packet(sink.acc, p);
-               else
-                 sink(p);
-             },
-             [&](const diagnostic&) { ++errors; });
-    benchmark::DoNotOptimize(sink.acc);
-    if (errors) state.SkipWithError("decode errors");
+    if (decode_pass<Opaque>(*c)) state.SkipWithError("decode errors");
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * c->packets.size()));
@@ -176,6 +185,54 @@ void opencsd_decode(benchmark::State& state, const corpus* c) {
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
   state.SetItemsProcessed(static_cast<std::int64_t>(packets));
+}
+
+// Paired passes: tracecodec's pass and OpenCSD's over the same bytes in turn, each pair in
+// the other order than the last, each pass timed on its own. Two benchmarks timed apart can
+// meet different loads of a shared machine (its other tenants come and go over seconds); the
+// two passes of a pair mostly meet the same, and the median of the pairs' ratios leaves out a
+// pair a burst fell on. Counters: ratio (the median of the pairs' tracecodec / OpenCSD rates),
+// ratio_low and ratio_high (the lowest and highest pair), ete_MBps and opencsd_MBps (each
+// side's median pass). Manual time: both passes. A pass returns false on an error.
+template <class EtePass, class OpencsdPass>
+void paired(benchmark::State& state, std::size_t bytes, EtePass ete_pass, OpencsdPass opencsd_pass) {
+  std::vector<double> ete_s, opencsd_s;
+  for (auto _ : state) {
+    double t[2] = {0, 0};  // seconds: tracecodec, OpenCSD
+    const bool ete_first = ete_s.size() % 2 == 0;
+    for (int k = 0; k < 2; ++k) {
+      const bool ete = (k == 0) == ete_first;
+      const auto t0 = std::chrono::steady_clock::now();
+      if (ete ? !ete_pass() : !opencsd_pass()) state.SkipWithError(ete ? "decode errors" : "OpenCSD reported errors");
+      t[ete ? 0 : 1] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    ete_s.push_back(t[0]);
+    opencsd_s.push_back(t[1]);
+    state.SetIterationTime(t[0] + t[1]);
+  }
+  if (ete_s.empty()) return;
+  std::vector<double> ratio(ete_s.size());
+  for (std::size_t i = 0; i < ratio.size(); ++i) ratio[i] = opencsd_s[i] / ete_s[i];
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return (v[(v.size() - 1) / 2] + v[v.size() / 2]) / 2;
+  };
+  const double mb = static_cast<double>(bytes) / 1e6;
+  state.counters["ratio"] = median(ratio);
+  state.counters["ratio_low"] = *std::min_element(ratio.begin(), ratio.end());
+  state.counters["ratio_high"] = *std::max_element(ratio.begin(), ratio.end());
+  state.counters["ete_MBps"] = mb / median(ete_s);
+  state.counters["opencsd_MBps"] = mb / median(opencsd_s);
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes * 2));
+}
+// BM_ete_decode's pass and BM_opencsd_decode's.
+void decode_paired(benchmark::State& state, const corpus* c) {
+  paired(
+      state, c->bytes.size(), [&] { return decode_pass<false>(*c) == 0; },
+      [&] {
+        const bench::opencsd_result r = bench::opencsd_packets(c->regs, c->bytes.data(), c->bytes.size());
+        return r.ok && !r.bad;
+      });
 }
 #endif
 
@@ -236,7 +293,27 @@ void opencsd_resync(benchmark::State& state, const resync_corpus* c) {
 #endif
 
 // The flow decoder over the snapshot's memory image; a consumer reads every field of every
-// element. The block cache starts cold in each iteration (a new decoder).
+// element. The block cache starts cold in each pass (a new decoder, assigned to fd).
+struct flow_pass_result {
+  std::uint64_t ranges = 0, instructions = 0, errors = 0;
+};
+flow_pass_result flow_pass(const flow_corpus& c, program_image& image, const flow_options& o,
+                           flow_decoder<>& fd) {
+  fd = flow_decoder<>(c.regs, image, o);
+  flow_pass_result r;
+  std::uint64_t acc = 0;
+  fd.decode(c.bytes.data(), c.bytes.size(),
+            [&](const flow_element& f) {
+              acc += bench::fields(f);
+              if (f.kind == flow_kind::instruction_range) {
+                ++r.ranges;
+                r.instructions += f.count;
+              }
+            },
+            [&](const diagnostic&) { ++r.errors; });
+  benchmark::DoNotOptimize(acc);
+  return r;
+}
 void ete_flow_with(benchmark::State& state, const flow_corpus* c, bool memo) {
   std::uint64_t ranges = 0, instructions = 0;
   program_image image(c->regions().data(), c->regions().size());
@@ -245,19 +322,10 @@ void ete_flow_with(benchmark::State& state, const flow_corpus* c, bool memo) {
   o.memo = memo;
   auto fd = std::make_unique<flow_decoder<>>(c->regs, image, o);
   for (auto _ : state) {
-    *fd = flow_decoder<>(c->regs, image, o);
-    std::uint64_t acc = 0, errors = 0;
-    fd->decode(c->bytes.data(), c->bytes.size(),
-               [&](const flow_element& f) {
-                 acc += bench::fields(f);
-                 if (f.kind == flow_kind::instruction_range) {
-                   ++ranges;
-                   instructions += f.count;
-                 }
-               },
-               [&](const diagnostic&) { ++errors; });
-    benchmark::DoNotOptimize(acc);
-    if (errors) state.SkipWithError("decode errors");
+    const flow_pass_result r = flow_pass(*c, image, o, *fd);
+    ranges += r.ranges;
+    instructions += r.instructions;
+    if (r.errors) state.SkipWithError("decode errors");
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
   state.counters["instructions"] = benchmark::Counter(static_cast<double>(instructions), benchmark::Counter::kIsRate);
@@ -280,6 +348,20 @@ void opencsd_flow(benchmark::State& state, const flow_corpus* c) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c->bytes.size()));
   state.counters["instructions"] = benchmark::Counter(static_cast<double>(instructions), benchmark::Counter::kIsRate);
   state.counters["ranges"] = benchmark::Counter(static_cast<double>(ranges), benchmark::Counter::kIsRate);
+}
+// BM_ete_flow's pass and BM_opencsd_flow's.
+void flow_paired(benchmark::State& state, const flow_corpus* c) {
+  program_image image(c->regions().data(), c->regions().size());
+  flow_options o;
+  o.arch = c->arch;
+  auto fd = std::make_unique<flow_decoder<>>(c->regs, image, o);
+  paired(
+      state, c->bytes.size(), [&] { return flow_pass(*c, image, o, *fd).errors == 0; },
+      [&] {
+        const bench::opencsd_flow_result r = bench::opencsd_flow(c->regs, c->trctraceidr, c->arch, c->regions().data(),
+                                                                 c->regions().size(), c->bytes.data(), c->bytes.size());
+        return r.ok && r.ranges != 0;
+      });
 }
 #endif
 
@@ -633,6 +715,17 @@ benchmark::internal::Benchmark* register_on(const char* what, void (*fn)(benchma
       ->Unit(benchmark::kMillisecond);
 }
 
+// Pairs of passes per repetition: BM_decode_paired's (TRACECODEC_BENCH_PAIRS, 15) and
+// BM_flow_paired's (TRACECODEC_BENCH_FLOW_PAIRS, 5: OpenCSD's pass of 8 MiB takes seconds).
+// Odd counts, so that the median is one pair's ratio.
+int pairs_from_env(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  const int n = v ? std::atoi(v) : fallback;
+  return n > 0 ? n : fallback;
+}
+const int paired_passes = pairs_from_env("TRACECODEC_BENCH_PAIRS", 15);
+const int flow_paired_passes = pairs_from_env("TRACECODEC_BENCH_FLOW_PAIRS", 5);
+
 // Packets of bugfix-exact-match's start repeated (bench::repeated_section()).
 constexpr std::size_t section_packets = 4096;
 
@@ -646,6 +739,7 @@ void register_decode(const corpus& c) {
   register_on("BM_ete_decode", ete_decode, c);
 #ifdef TRACECODEC_HAVE_OPENCSD
   register_on("BM_opencsd_decode", opencsd_decode, c);
+  register_on("BM_decode_paired", decode_paired, c)->UseManualTime()->Iterations(paired_passes);
 #endif
 }
 
@@ -654,10 +748,7 @@ void register_decode(const corpus& c) {
 int main(int argc, char** argv) {
   static const std::vector<corpus> corpora = load_corpora();
   for (const corpus& c : corpora) {
-    register_on("BM_ete_decode", ete_decode, c);
-#ifdef TRACECODEC_HAVE_OPENCSD
-    register_on("BM_opencsd_decode", opencsd_decode, c);
-#endif
+    register_decode(c);
     register_on("BM_ete_elements", ete_elements, c);
     register_on("BM_ete_atom_elements", ete_atom_elements, c);
     register_on("BM_ete_decode_opaque", ete_decode_opaque, c);
@@ -725,6 +816,7 @@ int main(int argc, char** argv) {
     register_on("BM_ete_flow_without_memo", ete_flow_without_memo, c);
 #ifdef TRACECODEC_HAVE_OPENCSD
     register_on("BM_opencsd_flow", opencsd_flow, c);
+    register_on("BM_flow_paired", flow_paired, c)->UseManualTime()->Iterations(flow_paired_passes);
 #endif
   }
   for (const formatted_capture& c : formatted_captures()) {
