@@ -11,7 +11,9 @@ where the repetitions of every benchmark are spread over the run in random order
 stretch of load from the machine's other users slows both sides of a ratio alike, and the
 best of each is the one least slowed. BM_decode_paired and BM_flow_paired (a pass of
 tracecodec and one of OpenCSD in turn, the ratio the median of the pairs') are printed as tables
-of their own, the median of their repetitions' counters in either mode.
+of their own, the median of their repetitions' counters in either mode. A run of every
+benchmark includes them: 15 decode pairs per corpus (a few seconds each) and 5 flow pairs (OpenCSD
+takes 1-3 s per flow pass), per repetition.
 """
 import json
 import math
@@ -41,7 +43,8 @@ def main():
             continue
         if name.startswith(("BM_decode_paired/", "BM_flow_paired/")):  # BM_<what>_paired/<corpus>/iterations:N
             what, corpus = name.split("/")[:2]
-            paired.setdefault(what, {}).setdefault(corpus, []).append(b)
+            if not b.get("error_occurred"):  # a run that stopped on an error has no counters
+                paired.setdefault(what, {}).setdefault(corpus, []).append(b)
             continue
         rate = b.get("bytes_per_second", 0.0) / 1e6
         if name.startswith("BM_ete_parallel"):  # BM_ete_parallel_<form>/<corpus>/threads:N/real_time
@@ -75,27 +78,32 @@ def main():
         fmt = lambda x: f"{x:.0f}" if x else "-"
         print(f"| {corpus} | {fmt(d)} | {fmt(o)} | {ratio(d)} | {fmt(e)} | {ratio(e)} | {fmt(a)} | "
               f"{ratio(a)} | {fmt(r.get('BM_ete_encode'))} | {fmt(r.get('BM_ete_compress'))} |")
-    # The paired decode: both sides' passes in turn (BM_decode_paired), the median of the
-    # repetitions' counters.
+    # The paired passes: both sides' passes in turn (BM_decode_paired, BM_flow_paired), the
+    # median of the repetitions' counters, each on its own (the lowest pair: the median of the
+    # repetitions' lowest pairs).
     median = lambda v: (sorted(v)[(len(v) - 1) // 2] + sorted(v)[len(v) // 2]) / 2
     paired_ratio = {}
     for what, stage in (("BM_decode_paired", "decode"), ("BM_flow_paired", "flow")):
         if what not in paired:
             continue
         print()
-        print(f"| corpus | ete {stage} MB/s | OpenCSD MB/s | ratio (median pair) | lowest pair | highest pair |")
+        print(f"| corpus | ete {stage} MB/s | OpenCSD MB/s | ratio (median pair) | lowest pair "
+              "| highest pair |")
         print("|---|---|---|---|---|---|")
         for corpus, bs in paired[what].items():
-            m = {k: median([b[k] for b in bs]) for k in ("ete_MBps", "opencsd_MBps", "ratio", "ratio_low", "ratio_high")}
+            m = {k: median([b[k] for b in bs])
+                 for k in ("ete_MBps", "opencsd_MBps", "ratio", "ratio_low", "ratio_high")}
             if stage == "decode":
                 paired_ratio[corpus] = m["ratio"]
             print(f"| {corpus} | {m['ete_MBps']:.1f} | {m['opencsd_MBps']:.1f} | {m['ratio']:.1f}x | "
                   f"{m['ratio_low']:.1f}x | {m['ratio_high']:.1f}x |")
     # Issue 17: ETMv4 packet decode at least the ratio to OpenCSD that ETE has (OpenCSD's
-    # ETMv4I packet processor on both): each protocol's lowest, median and geometric mean, from
-    # the paired passes where they ran, else from BM_ete_decode against BM_opencsd_decode.
-    decode_ratio = paired_ratio or {c: r["BM_ete_decode"] / r["BM_opencsd_decode"] for c, r in packet_rows.items()
-                                    if r.get("BM_ete_decode") and r.get("BM_opencsd_decode")}
+    # ETMv4I packet processor on both): each protocol's lowest, median and geometric mean, each
+    # corpus's ratio from its paired passes where they ran, else from BM_ete_decode against
+    # BM_opencsd_decode.
+    separate = {c: r["BM_ete_decode"] / r["BM_opencsd_decode"] for c, r in packet_rows.items()
+                if r.get("BM_ete_decode") and r.get("BM_opencsd_decode")}
+    decode_ratio = {**separate, **paired_ratio}
     etmv4 = {c: x for c, x in decode_ratio.items() if c.startswith("etmv4-")}
     ete = {c: x for c, x in decode_ratio.items() if not c.startswith("etmv4-")}
     if etmv4 and ete:
@@ -106,10 +114,11 @@ def main():
         (x4, c4, m4, g4), (xe, ce, me, ge) = summary(etmv4), summary(ete)
         side = lambda a, b: "at or above" if a >= b else "below"
         print()
-        print(f"{'paired' if paired_ratio else 'separate'} decode ratios, ETMv4 ({len(etmv4)} corpora): lowest "
-              f"{x4:.1f}x ({c4}), median {m4:.1f}x, geometric mean {g4:.1f}x; ETE ({len(ete)}): lowest {xe:.1f}x "
-              f"({ce}), median {me:.1f}x, geometric mean {ge:.1f}x; ETMv4's lowest {side(x4, xe)} ETE's lowest, "
-              f"median {side(m4, me)} ETE's median, geometric mean {side(g4, ge)} ETE's")
+        print(f"decode ratios ({len(paired_ratio)} of {len(decode_ratio)} corpora from paired passes), "
+              f"ETMv4 ({len(etmv4)} corpora): lowest {x4:.1f}x ({c4}), median {m4:.1f}x, geometric mean {g4:.1f}x; "
+              f"ETE ({len(ete)}): lowest {xe:.1f}x ({ce}), median {me:.1f}x, geometric mean {ge:.1f}x; "
+              f"ETMv4's lowest {side(x4, xe)} ETE's lowest, median {side(m4, me)} ETE's median, "
+              f"geometric mean {side(g4, ge)} ETE's")
     # The encoder's own figures. BM_ete_encode times the encoder on freshly built packets;
     # streamed from memory, its input (72-byte packets) caps it near the packet-read floor.
     if packet_rows:

@@ -158,25 +158,32 @@ TRACECODEC_HOT constexpr std::size_t way_to_fill(Entry* table, std::size_t set) 
 }
 
 // flow_state's fields up to sync, without its tail padding.
-inline constexpr std::size_t flow_state_bytes = offsetof(flow_state, sync) + 1;
+inline constexpr std::size_t flow_state_bytes = offsetof(flow_state, sync) + sizeof(flow_sync);
+// ... and no byte of them is padding, where an entry could keep a field of its own.
+static_assert(flow_state_bytes == sizeof(flow_state::address) + sizeof(flow_state::branch_target) +
+                                      sizeof(flow_state::set) + sizeof(flow_state::branch_next_set) +
+                                      sizeof(flow_state::awaiting_target) + sizeof(flow_state::sync));
 // An entry's state fields (address .. sync) are flow_state's first flow_state_bytes: the same
 // names and types at the same offsets, in types a byte copy may fill.
 template <class Entry, class S = flow_state>
 constexpr bool lays_out_state() noexcept {
-  constexpr std::size_t b = offsetof(Entry, address);
-  return std::is_standard_layout_v<Entry> && std::is_standard_layout_v<S> &&
-         std::is_trivially_copyable_v<Entry> && std::is_trivially_copyable_v<S> &&
-         std::is_same_v<decltype(Entry::address), decltype(S::address)> &&
-         std::is_same_v<decltype(Entry::branch_target), decltype(S::branch_target)> &&
-         std::is_same_v<decltype(Entry::set), decltype(S::set)> &&
-         std::is_same_v<decltype(Entry::branch_next_set), decltype(S::branch_next_set)> &&
-         std::is_same_v<decltype(Entry::awaiting_target), decltype(S::awaiting_target)> &&
-         std::is_same_v<decltype(Entry::sync), decltype(S::sync)> && offsetof(S, address) == 0 &&
-         offsetof(Entry, branch_target) - b == offsetof(S, branch_target) &&
-         offsetof(Entry, set) - b == offsetof(S, set) &&
-         offsetof(Entry, branch_next_set) - b == offsetof(S, branch_next_set) &&
-         offsetof(Entry, awaiting_target) - b == offsetof(S, awaiting_target) &&
-         offsetof(Entry, sync) - b == offsetof(S, sync);
+  if constexpr (!std::is_standard_layout_v<Entry> || !std::is_standard_layout_v<S>) {
+    return false;  // and offsetof is not for them
+  } else {
+    constexpr std::size_t b = offsetof(Entry, address);
+    return std::is_trivially_copyable_v<Entry> && std::is_trivially_copyable_v<S> &&
+           std::is_same_v<decltype(Entry::address), decltype(S::address)> &&
+           std::is_same_v<decltype(Entry::branch_target), decltype(S::branch_target)> &&
+           std::is_same_v<decltype(Entry::set), decltype(S::set)> &&
+           std::is_same_v<decltype(Entry::branch_next_set), decltype(S::branch_next_set)> &&
+           std::is_same_v<decltype(Entry::awaiting_target), decltype(S::awaiting_target)> &&
+           std::is_same_v<decltype(Entry::sync), decltype(S::sync)> && offsetof(S, address) == 0 &&
+           offsetof(Entry, branch_target) - b == offsetof(S, branch_target) &&
+           offsetof(Entry, set) - b == offsetof(S, set) &&
+           offsetof(Entry, branch_next_set) - b == offsetof(S, branch_next_set) &&
+           offsetof(Entry, awaiting_target) - b == offsetof(S, awaiting_target) &&
+           offsetof(Entry, sync) - b == offsetof(S, sync);
+  }
 }
 static_assert(lays_out_state<flow_memo>() && lays_out_state<flow_window>());
 
@@ -185,6 +192,7 @@ static_assert(lays_out_state<flow_memo>() && lays_out_state<flow_window>());
 // where a byte copy is not allowed.
 template <class To, class From>
 TRACECODEC_HOT constexpr void copy_state(To& to, const From& from) noexcept {
+  static_assert(lays_out_state<To>() && lays_out_state<From>());
   if (std::is_constant_evaluated()) {
     to.address = from.address;
     to.branch_target = from.branch_target;
