@@ -254,45 +254,58 @@ class decoder {
         // Packets here are at most 32 bytes long; a bound computed once keeps the test to one
         // compare.
         const std::uint8_t* const limit = end - cur >= 32 ? end - 31 : cur;
-        // The fast paths' packets: one each for plain one-byte packets, target addresses,
-        // timestamps, Q, counts and the other one-byte packets, zeroed here once, each path
-        // writing only its own fields.
+        // The fast paths' packets: one for atom and other plain one-byte packets, one each for
+        // target addresses, timestamps, Q, counts and the other one-byte packets, zeroed here
+        // once, each path writing only its own fields.
         // Not p: the general parser and next() take p's address, so an inlined consumer would
         // reload every field of p for each packet; these never leave the loop but by const
         // reference, so an inlined consumer reads their untouched fields as the constant zero.
         packet one{}, ap{}, tp{}, qp{}, cp{}, np{};
         one.size = 1;
         tp.kind = packet_kind::timestamp;
+        // A one-byte packet whose header entry holds all its fields (header_entry::plain).
+        auto plain_packet = [&](const header_entry& e) TRACECODEC_HOT_LAMBDA {
+          one.offset = pos;
+          one.kind = e.kind;
+          one.atoms = e.atoms;
+          one.atom_count = e.atom_count;
+          on_packet(static_cast<const packet&>(one));
+        };
         while (cur < limit) {
-          const header_entry& he = table()[*cur];
-          if (he.plain) {  // atoms (most of real trace, D9.2.10) and one-byte markers
-            if (split && he.atom_count) {
-              if constexpr (split) {
-                // Two to eight atom packets in a row (every header 0xC0-0xFF is one, D9.2.10)
-                // go to an on_atoms with a member window(offset, their header bytes) at once.
-                // The next byte is tested first: one compare for an atom packet on its own
-                // (in some trace most are, e.g. an atom before each address).
-                if constexpr (requires { on_atoms.window(pos, std::uint64_t{}); }) {
-                  if (cur[1] >= 0xc0u) {  // cur + 31 < end
-                    const std::uint64_t word = detail::load_le64(cur);
-                    const std::uint64_t others = ~word & 0xc0c0c0c0c0c0c0c0u;  // bytes < 0xC0
-                    // n >= 2 atom headers before the first other byte (none: all eight).
-                    const unsigned n = others == 0 ? 8u : static_cast<unsigned>(__builtin_ctzll(others)) / 8;
-                    on_atoms.window(pos, word & (~std::uint64_t{0} >> (64 - 8 * n)));
-                    cur += n;
-                    pos += n;
-                    continue;
-                  }
+          const std::size_t h = *cur;
+          const header_entry& he = table().at(h);
+          // Atom packets (most of real trace) are told by the header byte alone, 0xC0-0xFF in
+          // every configuration (D9.2.10, detail::atoms_are_headers_c0_to_ff): where the
+          // predictor misses this test (trace it cannot learn), the miss is found without
+          // waiting for the entry's load.
+          if (h >= 0xc0u) {
+            if constexpr (split) {
+              // Two to eight atom packets in a row go to an on_atoms with a member
+              // window(offset, their header bytes) at once. The next byte is tested first:
+              // one compare for an atom packet on its own (in some trace most are, e.g. an
+              // atom before each address).
+              if constexpr (requires { on_atoms.window(pos, std::uint64_t{}); }) {
+                if (cur[1] >= 0xc0u) {  // cur + 31 < end
+                  const std::uint64_t word = detail::load_le64(cur);
+                  const std::uint64_t others = ~word & 0xc0c0c0c0c0c0c0c0u;  // bytes < 0xC0
+                  // n >= 2 atom headers before the first other byte (none: all eight).
+                  const unsigned n = others == 0 ? 8u : static_cast<unsigned>(__builtin_ctzll(others)) / 8;
+                  on_atoms.window(pos, word & (~std::uint64_t{0} >> (64 - 8 * n)));
+                  cur += n;
+                  pos += n;
+                  continue;
                 }
-                on_atoms(pos, he.atoms, he.atom_count);
               }
+              on_atoms(pos, he.atoms, he.atom_count);
             } else {
-              one.offset = pos;
-              one.kind = he.kind;
-              one.atoms = he.atoms;
-              one.atom_count = he.atom_count;
-              on_packet(static_cast<const packet&>(one));
+              plain_packet(he);
             }
+            ++cur;
+            ++pos;
+            continue;
+          }
+          if (he.plain) {  // the other one-byte packets whose entry holds all their fields
+            plain_packet(he);
             ++cur;
             ++pos;
             continue;

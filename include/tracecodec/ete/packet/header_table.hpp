@@ -4,6 +4,7 @@
 // cycle count format 3, events) are fully decoded by the table: the decoder only copies.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -30,6 +31,9 @@ struct alignas(16) header_entry {  // 16 bytes: an index is one shift
 struct header_table {
   header_entry entry[256];
   constexpr const header_entry& operator[](std::uint8_t h) const noexcept { return entry[h]; }
+  // The same for h < 256 held in a full-width register: the decoder's hot loop tests the
+  // byte too, and an 8-bit index there made GCC keep a second, widened copy of it.
+  constexpr const header_entry& at(std::size_t h) const noexcept { return entry[h]; }
 };
 
 namespace detail {
@@ -293,6 +297,23 @@ constexpr header_candidates make_header_candidates() noexcept {
 }
 inline constexpr header_candidates candidates = make_header_candidates();
 static_assert(candidates.fits, "more rows share a header than max_header_candidates");
+// The decoder's hot loop tells atom packets by their header byte alone (0xC0-0xFF, D9.2.10)
+// and sends the other plain headers to the consumer as packets, never to an on_atoms: each of
+// those headers is a plain atom packet whatever the configuration, and no other header is a
+// plain packet with atoms.
+constexpr bool atoms_are_headers_c0_to_ff() noexcept {
+  for (unsigned h = 0; h < 256; ++h) {
+    // An atom row legal in some configurations only would leave the others an empty entry.
+    if (h >= 0xc0 && (candidates.count[h] == 0 || candidates.legal[h][candidates.count[h] - 1] != legal_when::always))
+      return false;
+    for (unsigned i = 0; i < candidates.count[h]; ++i) {
+      const header_entry& e = candidates.entry[h][i];
+      if ((h >= 0xc0) != (e.plain && e.atom_count != 0)) return false;
+    }
+  }
+  return true;
+}
+static_assert(atoms_are_headers_c0_to_ff());
 
 // The first row whose header range holds h and that this configuration allows. Rows that
 // share a header (0x00, 0x06) resolve to the first of their group; rows that differ only in
@@ -421,6 +442,7 @@ struct compact_header_table {
   TRACECODEC_FLAT constexpr header_entry operator[](std::uint8_t h) const noexcept {
     return unpack(entry[index[h]], h);
   }
+  constexpr header_entry at(std::size_t h) const noexcept { return (*this)[static_cast<std::uint8_t>(h)]; }
 };
 template <unsigned N>
 constexpr compact_header_table<N> make_compact_header_table(const config& c) noexcept {
