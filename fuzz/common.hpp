@@ -387,7 +387,10 @@ inline void check_element_run(const element_run& r, std::size_t n) {
   for (const diagnostic& d : r.errors) {
     FUZZ_CHECK(known_decoder_error(d.code) || d.code == error_code::resolution_overflow ||
                d.code == error_code::unsupported_config);
-    if (d.code != error_code::unsynchronized && d.code != error_code::invalid_config)
+    // Configuration errors are reported at offset 0, also for an empty input.
+    if (d.code == error_code::unsupported_config)
+      FUZZ_CHECK(d.offset == 0);
+    else if (d.code != error_code::unsynchronized && d.code != error_code::invalid_config)
       FUZZ_CHECK(d.offset < n);
   }
 }
