@@ -701,9 +701,11 @@ TEST_CASE("deformatter batches: null and reserved IDs, data before the first ID 
 
 TEST_CASE("deformatter batches: the path this build tests") {
   // coresight-deformatter runs the block path of byte shuffles: on x86-64 four frames at a
-  // time with AVX-512 (BW, VBMI2, and POPCNT) where the CPU has it, else SSSE3 (every x86-64
-  // CPU CI runs on has it); coresight-deformatter-ssse3 (TRACECODEC_DEFORMAT_NO_AVX512) the SSSE3 one on
-  // every x86 CPU; Advanced SIMD on AArch64 (aarch64-coresight, built with GCC and with Clang);
+  // time with AVX-512 (BW, VBMI2, and POPCNT) where the CPU has it, else two at a time with
+  // AVX2 where it has that, else SSSE3 (every x86-64 CPU CI runs on has it);
+  // coresight-deformatter-avx2 (TRACECODEC_DEFORMAT_NO_AVX512) keeps to AVX2 and SSSE3,
+  // coresight-deformatter-ssse3 (and TRACECODEC_DEFORMAT_NO_AVX2) to the SSSE3 one on every
+  // x86 CPU; Advanced SIMD on AArch64 (aarch64-coresight, built with GCC and with Clang);
   // coresight-deformatter-portable the scalar one. All are held to the same checks.
   const std::string path = deformatter::batch_path();
 #if defined(TRACECODEC_DEFORMAT_PORTABLE)
@@ -711,17 +713,26 @@ TEST_CASE("deformatter batches: the path this build tests") {
   CHECK(path == "scalar");
 #elif defined(__x86_64__) || defined(__i386__)
   CHECK(deformatter::simd_batches());
-#if defined(TRACECODEC_DEFORMAT_NO_AVX512)
-  CHECK(path == "SSSE3");
-#else
   // The CPU asked here, apart from the deformatter's own test.
 #if defined(__x86_64__)
   const bool avx512 = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2") &&
                       __builtin_cpu_supports("popcnt");
+  const bool avx2 = __builtin_cpu_supports("avx2");
 #else
-  const bool avx512 = false;  // the four-frame path is x86-64's
+  const bool avx512 = false, avx2 = false;  // the four- and two-frame paths are x86-64's
 #endif
+#if defined(TRACECODEC_DEFORMAT_NO_AVX512) && defined(TRACECODEC_DEFORMAT_NO_AVX2)
+  (void)avx512;
+  (void)avx2;
+  CHECK(path == "SSSE3");
+#elif defined(TRACECODEC_DEFORMAT_NO_AVX512)
+  (void)avx512;
+  CHECK(path == (avx2 ? "AVX2" : "SSSE3"));
+#elif defined(TRACECODEC_DEFORMAT_NO_AVX2)
+  (void)avx2;
   CHECK(path == (avx512 ? "AVX-512" : "SSSE3"));
+#else
+  CHECK(path == (avx512 ? "AVX-512" : avx2 ? "AVX2" : "SSSE3"));
 #endif
 #elif defined(__aarch64__)
   CHECK(deformatter::simd_batches());

@@ -162,6 +162,13 @@ struct data_batch {
 #else
 #define TRACECODEC_DEFORMAT_AVX512 0
 #endif
+// x86-64: two frames at a time with AVX2 where the CPU has it (below), unless the build defines
+// TRACECODEC_DEFORMAT_NO_AVX2.
+#if TRACECODEC_DEFORMAT_SSSE3 && defined(__x86_64__) && !defined(TRACECODEC_DEFORMAT_NO_AVX2)
+#define TRACECODEC_DEFORMAT_AVX2 1
+#else
+#define TRACECODEC_DEFORMAT_AVX2 0
+#endif
 namespace detail {
 
 // Little-endian words: with the builtins one unaligned load or store (__builtin_memcpy); the
@@ -320,6 +327,14 @@ inline V load_vector(const void* p) noexcept {
   __builtin_memcpy(&v, p, sizeof v);
   return v;
 }
+
+// Two blocks of frames ahead of f (an address only: a prefetch never faults, even past the
+// input's end). The block path computes between its loads long enough that, without it, they
+// wait for memory the hardware prefetcher has not yet brought in (bench/README.md).
+[[gnu::always_inline]] inline void prefetch_ahead(const std::uint8_t* f) noexcept {
+  const std::uintptr_t ahead = reinterpret_cast<std::uintptr_t>(f) + 2 * batch_frames * frame_size;
+  __builtin_prefetch(reinterpret_cast<const void*>(ahead));
+}
 #endif
 
 #if TRACECODEC_DEFORMAT_SSSE3
@@ -348,9 +363,10 @@ using frame_lane = char;
 #endif
 
 // Four frames at once where the CPU has AVX-512BW, VBMI2 and POPCNT (x86-64, chosen at run
-// time; a build that defines TRACECODEC_DEFORMAT_NO_AVX512 keeps to SSSE3, which the tests use
-// to hold both to the same checks): one 64-byte load, the ID bytes as a mask register, the auxiliary bits
-// restored lane by lane, and the data bytes closed up by one byte compress (vpcompressb).
+// time; a build that defines TRACECODEC_DEFORMAT_NO_AVX512 keeps to AVX2 or SSSE3, which the
+// tests use to hold every path to the same checks): one 64-byte load, the ID bytes as a mask
+// register, the auxiliary bits restored lane by lane, and the data bytes closed up by one byte
+// compress (vpcompressb).
 #if TRACECODEC_DEFORMAT_AVX512
 #define TRACECODEC_DEFORMAT_QUAD_TARGET [[gnu::target("avx512f,avx512bw,avx512vbmi2,popcnt")]]
 inline bool have_quad_unpack() noexcept {
@@ -389,14 +405,6 @@ TRACECODEC_DEFORMAT_QUAD_TARGET [[gnu::always_inline]] inline std::uint64_t unpa
   const bytes64 packed = __builtin_ia32_compressqi512_mask(u, bytes64{}, data);
   __builtin_memcpy(to, &packed, 64);
   return data;
-}
-
-// Two blocks of frames ahead of f (an address only: a prefetch never faults, even past the
-// input's end). The block path computes between its loads long enough that, without it, they
-// wait for memory the hardware prefetcher has not yet brought in (bench/README.md).
-[[gnu::always_inline]] inline void prefetch_ahead(const std::uint8_t* f) noexcept {
-  const std::uintptr_t ahead = reinterpret_cast<std::uintptr_t>(f) + 2 * batch_frames * frame_size;
-  __builtin_prefetch(reinterpret_cast<const void*>(ahead));
 }
 
 // The batch loop's frames of the current source, four at a time (as same_source_frames): up
@@ -457,6 +465,115 @@ TRACECODEC_DEFORMAT_QUAD_TARGET inline std::size_t unpack_quads(const std::uint8
     with_ids |= std::uint64_t{__builtin_ia32_cmpw512_mask(m, whole, 4, lanes)} << h;  // 4: not equal
   }
   with_ids_out |= with_ids;
+  return j;
+}
+#endif
+
+// Two frames at once where the CPU has AVX2 (x86-64, chosen at run time; a build that defines
+// TRACECODEC_DEFORMAT_NO_AVX2 keeps to SSSE3 where it has no AVX-512): one 32-byte load, a frame in each 16-byte lane
+// (vpshufb shuffles within a lane), so the SSSE3 steps serve two frames.
+#if TRACECODEC_DEFORMAT_AVX2
+#define TRACECODEC_DEFORMAT_PAIR_TARGET [[gnu::target("avx2")]]
+inline bool have_pair_unpack() noexcept { return __builtin_cpu_supports("avx2"); }
+using bytes32 = char __attribute__((vector_size(32)));
+using halves32 = short __attribute__((vector_size(32)));
+using words32 = long long __attribute__((vector_size(32)));
+using words16 = long long __attribute__((vector_size(16)));
+
+TRACECODEC_DEFORMAT_PAIR_TARGET [[gnu::always_inline]] inline bytes32 load_pair(const std::uint8_t* f) noexcept {
+  bytes32 v;
+  __builtin_memcpy(&v, f, sizeof v);
+  return v;
+}
+
+// The two frames in v unpacked, their data bytes (bit 0 restored, ID bytes closed up) stored
+// at `to` (advanced past them; 32 bytes of room), their masks at masks[0] and masks[1].
+TRACECODEC_DEFORMAT_PAIR_TARGET [[gnu::always_inline]] inline void unpack_pair(bytes32 v, std::uint8_t*& to,
+                                                                            std::uint16_t* masks) noexcept {
+  // The ID bytes: bit 0 of each even byte as the sign of its 16-bit lane, packed (per lane:
+  // eight bytes, then eight zeros).
+  const halves32 signs = __builtin_bit_cast(halves32, v) << 15;
+  const auto ids = static_cast<unsigned>(__builtin_ia32_pmovmskb256(__builtin_ia32_packsswb256(signs, halves32{})));
+  const std::size_t ids0 = ids & 0xFFu, ids1 = ids >> 16;
+  // The auxiliary byte of each lane at every place, ANDed with bit k at byte 2k (0 at odd
+  // bytes); where that bit is set the byte compares equal to it and the subtract adds 1 (a
+  // data byte has bit 0 clear; an ID byte is dropped).
+  constexpr bytes32 bit_k = {1, 0, 2, 0, 4, 0, 8, 0, 16, 0, 32, 0, 64, 0, -128, 0,
+                             1, 0, 2, 0, 4, 0, 8, 0, 16, 0, 32, 0, 64, 0, -128, 0};
+  constexpr bytes32 bit_k_set = {1, -1, 2, -1, 4, -1, 8, -1, 16, -1, 32, -1, 64, -1, -128, -1,
+                                 1, -1, 2, -1, 4, -1, 8, -1, 16, -1, 32, -1, 64, -1, -128, -1};
+  const bytes32 aux = __builtin_ia32_pshufb256(v, bytes32{} + 15);
+  const bytes32 u = v - static_cast<bytes32>((aux & bit_k) == bit_k_set);
+  // Each lane's close-up shuffle (vinserti128 of frame 1's into frame 0's).
+  const words16 places0 = load_vector<words16>(shuffles.close_up[ids0]);
+  const words16 places1 = load_vector<words16>(shuffles.close_up[ids1]);
+  const words32 places =
+      __builtin_ia32_insert128i256(__builtin_shufflevector(places0, places0, 0, 1, -1, -1), places1, 1);
+  const words32 closed = __builtin_bit_cast(words32, __builtin_ia32_pshufb256(u, __builtin_bit_cast(bytes32, places)));
+  const words16 closed0 = __builtin_shufflevector(closed, closed, 0, 1);
+  const words16 closed1 = __builtin_ia32_extract128i256(closed, 1);
+  __builtin_memcpy(to, &closed0, 16);
+  to += frame_layouts.data_bytes[ids0];
+  __builtin_memcpy(to, &closed1, 16);
+  to += frame_layouts.data_bytes[ids1];
+  masks[0] = frame_layouts.m[ids0];
+  masks[1] = frame_layouts.m[ids1];
+}
+
+// The batch loop's frames of the current source, two at a time (as same_source_frames): up to
+// n from f, stopping at the first pair in which either frame holds an ID byte of another
+// source (same_source_frames then takes its first frame if that one holds none). Returns the
+// frames taken (a multiple of two); `to` needs 32 bytes of room.
+TRACECODEC_DEFORMAT_PAIR_TARGET inline std::size_t same_source_pairs(const std::uint8_t* f, std::size_t n,
+                                                                      std::uint8_t id_byte, std::uint8_t*& to_out,
+                                                                      std::uint16_t* masks) noexcept {
+  std::uint8_t* to = to_out;  // a local: the byte stores may alias anything
+  const bytes32 ids_of_source = bytes32{} + static_cast<char>(id_byte);
+  const bytes32 even_ones = __builtin_bit_cast(bytes32, halves32{} + 1);
+  std::size_t j = 0;
+  for (; n - j >= 2; j += 2, f += 2 * frame_size) {
+    const bytes32 v = load_pair(f);
+    // An even byte with bit 0 set that is not id_byte (vptest: its carry flag says whether
+    // every bit set in the second operand is set in the first).
+    const bytes32 same = static_cast<bytes32>(v == ids_of_source);
+    if (!__builtin_ia32_ptestc256(__builtin_bit_cast(words32, same), __builtin_bit_cast(words32, v & even_ones))) break;
+    prefetch_ahead(f);
+    unpack_pair(v, to, masks + j);
+  }
+  to_out = to;
+  return j;
+}
+
+// Block frames [j, n) from f, two at a time while two are left (as unpack_frames, which takes
+// the rest). Returns the next frame.
+TRACECODEC_DEFORMAT_PAIR_TARGET inline std::size_t unpack_pairs(const std::uint8_t* f, std::size_t j, std::size_t n,
+                                                                 frame_block& b, std::size_t& len_out,
+                                                                 std::uint64_t& with_ids_out) noexcept {
+  const std::size_t j0 = j;
+  std::uint8_t* to = b.bytes + len_out;
+  for (; n - j >= 2; j += 2, f += 2 * frame_size) {
+    prefetch_ahead(f);
+    unpack_pair(load_pair(f), to, b.masks + j);
+  }
+  len_out = static_cast<std::size_t>(to - b.bytes);
+  if (j == j0) return j;
+  // The frames with ID bytes: masks other than a whole frame's, 32 compared at once (packed
+  // to bytes, in order again after vpacksswb's per-lane halves). blk.masks is zeroed
+  // before its first block, so masks outside [j0, j) are defined; they are masked off.
+  const std::uint64_t taken = (j == batch_frames ? ~0ull : (1ull << j) - 1) & ~((1ull << j0) - 1);
+  const halves32 whole = halves32{} + static_cast<short>(whole_frame);
+  std::uint64_t with_ids = 0;
+  for (unsigned h = 0; h < batch_frames; h += 32) {
+    if (static_cast<std::uint32_t>(taken >> h) == 0) continue;
+    halves32 m0, m1;
+    __builtin_memcpy(&m0, b.masks + h, sizeof m0);
+    __builtin_memcpy(&m1, b.masks + h + 16, sizeof m1);
+    const bytes32 packed = __builtin_ia32_packsswb256(m0 != whole, m1 != whole);
+    const words32 ordered = __builtin_ia32_permdi256(__builtin_bit_cast(words32, packed), 0xD8);
+    const auto bits = static_cast<std::uint32_t>(__builtin_ia32_pmovmskb256(__builtin_bit_cast(bytes32, ordered)));
+    with_ids |= std::uint64_t{bits} << h;
+  }
+  with_ids_out |= with_ids & taken;
   return j;
 }
 #endif
@@ -555,12 +672,20 @@ TRACECODEC_DEFORMAT_BLOCK_TARGET inline std::size_t same_source_frames(const std
   return j;
 }
 
-// Block frames [j, n) from f (unpack_frames), four at a time where the CPU can.
+// Block frames [j, n) from f (unpack_frames), four (AVX-512) or two (AVX2) at a time where the
+// CPU can.
 inline void unpack_block(const std::uint8_t* f, std::size_t j, std::size_t n, frame_block& b, std::size_t& len,
                          std::uint64_t& with_ids) noexcept {
 #if TRACECODEC_DEFORMAT_AVX512
   if (have_quad_unpack()) {
     const std::size_t k = unpack_quads(f, j, n, b, len, with_ids);
+    f += frame_size * (k - j);
+    j = k;
+  }
+#endif
+#if TRACECODEC_DEFORMAT_AVX2
+  if (have_pair_unpack()) {
+    const std::size_t k = unpack_pairs(f, j, n, b, len, with_ids);
     f += frame_size * (k - j);
     j = k;
   }
@@ -589,10 +714,13 @@ class deformatter {
 #endif
   }
   // Which batch path this build takes on this CPU: "AVX-512" (byte shuffles, four frames at a
-  // time where four are left), "SSSE3", "Advanced SIMD" or "scalar".
+  // time where four are left), "AVX2" (two at a time), "SSSE3", "Advanced SIMD" or "scalar".
   static const char* batch_path() noexcept {
 #if TRACECODEC_DEFORMAT_AVX512
     if (detail::have_block_unpack() && detail::have_quad_unpack()) return "AVX-512";
+#endif
+#if TRACECODEC_DEFORMAT_AVX2
+    if (detail::have_block_unpack() && detail::have_pair_unpack()) return "AVX2";
 #endif
 #if TRACECODEC_DEFORMAT_SSSE3
     if (detail::have_block_unpack()) return "SSSE3";
@@ -770,10 +898,10 @@ class deformatter {
   }
 
   // Batches: while the trace ID is valid, frames without ID bytes, and frames whose ID bytes
-  // all repeat the current ID, are unpacked into the batch by one loop (same_source_quads
-  // then same_source_frames with the block path, else the scalar loop). An ID change, and data of no valid source, go
-  // to change_blocks with the block path, else to frame_with_ids / aligned_frame; a barrier
-  // goes through aligned_frame.
+  // all repeat the current ID, are unpacked into the batch by one loop (same_source_quads,
+  // same_source_pairs, then same_source_frames with the block path, else the scalar loop). An
+  // ID change, and data of no valid source, go to change_blocks with the block path, else to
+  // frame_with_ids / aligned_frame; a barrier goes through aligned_frame.
   template <class Out, class OnError>
   TRACECODEC_HOT constexpr void aligned_batches(const std::uint8_t* data, std::size_t size, Out& out,
                                                 OnError& on_error) noexcept {
@@ -786,6 +914,9 @@ class deformatter {
 #endif
 #if TRACECODEC_DEFORMAT_AVX512
     const bool quads = blocks && detail::have_quad_unpack();
+#endif
+#if TRACECODEC_DEFORMAT_AVX2
+    const bool pairs = blocks && detail::have_pair_unpack();
 #endif
     while (size - i >= frame_size) {
       if (known_ && valid_trace_id(id_)) {
@@ -808,6 +939,14 @@ class deformatter {
           if (quads) {
             j = detail::same_source_quads(f, n, static_cast<std::uint8_t>(id_byte), to, masks);
             f += frame_size * j;
+          }
+#endif
+#if TRACECODEC_DEFORMAT_AVX2
+          if (pairs) {
+            const std::size_t k =
+                detail::same_source_pairs(f, n - j, static_cast<std::uint8_t>(id_byte), to, masks + j);
+            j += k;
+            f += frame_size * k;
           }
 #endif
           const std::size_t k = detail::same_source_frames(f, n - j, static_cast<std::uint8_t>(id_byte), to, masks + j);
@@ -895,6 +1034,9 @@ class deformatter {
   constexpr std::size_t change_blocks(const std::uint8_t* data, std::size_t i, std::size_t size,
                                       std::uint64_t base, batch_out<OnData>& out, OnError& on_error) noexcept {
     detail::frame_block blk;
+#if TRACECODEC_DEFORMAT_AVX2
+    for (std::uint16_t& m : blk.masks) m = 0;  // unpack_pairs compares 32 at a time, taken or not
+#endif
     std::size_t frames = 0, len = 0;  // in blk (the carried run's first)
     std::uint64_t first_at = base + i;  // input offset of blk's frame 0
     run_start open{0, 0, 0};            // where the current source's run began in blk
