@@ -779,6 +779,14 @@ class deformatter {
   }
 
  private:
+  // Data dropped since `at` (before the first ID byte, under ID 0, or under a reserved ID),
+  // reported when a valid source's data begins again.
+  struct episode {
+    bool open = true;
+    error_code code = error_code::no_id_data;
+    std::uint64_t at = 0, dropped = 0;
+  };
+
   // ---- where unpacked data goes -----------------------------------------------------------
   // Both take a frame's data as segments of the unpacked frame u (detail::unpacked(): the frame in two
   // words, even data bytes with their bit 0 restored): bytes [pos, end) and, when `extra` is
@@ -1042,6 +1050,7 @@ class deformatter {
     run_start open{0, 0, 0};            // where the current source's run began in blk
     // known_ and id_ as one local (no_source: not known): the consumer's stores may alias them.
     std::uint8_t source = known_ ? id_ : no_source;
+    episode ep = episode_;  // a local for the same reason (put_back stores both on return)
     if (out.frames != 0) {  // the batch loop's batch (the current source's) goes on in blk
       copy_run(blk.bytes, blk.masks, out.bytes, out.masks, out.size, out.frames);
       frames = out.frames;
@@ -1068,8 +1077,8 @@ class deformatter {
         const std::uint8_t* f = data + (frame0 + frame_size * j);
         const std::size_t frame_start = at0 + 15 * j;
         if (f[0] == 0xFF && barrier_frame(f)) {  // its bytes are not data: skipped
-          pass_on(blk, open, j, 0, frame_start, first_at, source, out);
-          barrier(first_at + frame_size * j, on_error);
+          pass_on(blk, open, j, 0, frame_start, first_at, source, ep, out);
+          barrier(ep, first_at + frame_size * j, on_error);
           source = no_source;
           at0 -= 8;  // every even byte
           open = run_start{j + 1, frame_start + 7, 0};  // after its 7 odd bytes
@@ -1090,8 +1099,9 @@ class deformatter {
           // old source got bytes in this frame, else it takes over that run's number.
           const bool took = to_at > (open.at > frame_start ? open.at : frame_start);
           const std::uint8_t number = took ? static_cast<std::uint8_t>(p) : open.frame == j ? open.number : 0;
-          pass_on(blk, open, j, ((1u << p) - 1u) | delayed << (p + 1), to_at, first_at, source, out);
-          switch_to(id, first_at + frame_size * j + p, on_error);
+          // bytes 0 to p + delayed (byte p, the ID byte, is in no mask)
+          pass_on(blk, open, j, (2u << (p + delayed)) - 1u, to_at, first_at, source, ep, out);
+          switch_to(ep, id, first_at + frame_size * j + p, on_error);
           source = id;
           open = run_start{j, to_at, number};
           changed = true;
@@ -1101,8 +1111,8 @@ class deformatter {
       if (open.frame < frames && blk.masks[open.frame] == 0)
         open = run_start{open.frame + 1, open.at, 0};  // it begins with the next frame
       if (!valid_trace_id(source)) {
-        dropped_ += len - open.at;
-        if (size - i < frame_size) return i;
+        ep.dropped += len - open.at;
+        if (size - i < frame_size) return put_back(source, ep, i);
         frames = len = 0;
         first_at = base + i;
         open = run_start{0, 0, 0};
@@ -1125,8 +1135,15 @@ class deformatter {
         out.first_segment = open.number;
         out.open = false;
       }
-      return i;
+      return put_back(source, ep, i);
     }
+  }
+  // change_blocks' locals back in the members; returns i.
+  constexpr std::size_t put_back(std::uint8_t source, const episode& ep, std::size_t i) noexcept {
+    known_ = source != no_source;
+    if (known_) id_ = source;
+    episode_ = ep;
+    return i;
   }
 
   // A run's n bytes and its frames' masks (the destination may be the start of the same
@@ -1148,7 +1165,8 @@ class deformatter {
   // frame `last`'s mask keeps the others.
   template <class Out>
   constexpr void pass_on(detail::frame_block& blk, const run_start& from, std::size_t last, unsigned below,
-                         std::size_t to_at, std::uint64_t first_at, std::uint8_t source, Out& out) noexcept {
+                         std::size_t to_at, std::uint64_t first_at, std::uint8_t source, episode& ep,
+                         Out& out) noexcept {
     const unsigned m = blk.masks[last];
     if (to_at > from.at) {
       if (valid_trace_id(source)) {
@@ -1164,7 +1182,7 @@ class deformatter {
         out.on_data(data_batch{source, blk.bytes + from.at, to_at - from.at, first_at + frame_size * first,
                                blk.masks + first, end - first, number});
       } else {
-        dropped_ += to_at - from.at;
+        ep.dropped += to_at - from.at;
       }
     }
     blk.masks[last] = static_cast<std::uint16_t>(m & ~below);
@@ -1194,13 +1212,14 @@ class deformatter {
   // byte has no known source).
   template <class OnError>
   constexpr void barrier(std::uint64_t at, OnError& on_error) noexcept {
-    end_episode(on_error);
-    on_error(diagnostic{error_code::barrier, at, frame_size});
+    barrier(episode_, at, on_error);
     known_ = false;
-    episode_ = true;
-    episode_code_ = error_code::no_id_data;
-    episode_at_ = at + frame_size;
-    dropped_ = 0;
+  }
+  template <class OnError>
+  static constexpr void barrier(episode& e, std::uint64_t at, OnError& on_error) noexcept {
+    end_episode(e, on_error);
+    on_error(diagnostic{error_code::barrier, at, frame_size});
+    e = episode{true, error_code::no_id_data, at + frame_size, 0};
   }
   static constexpr bool barrier_frame(const std::uint8_t* f) noexcept {
     for (unsigned k = 0; k < frame_size; k += 4)
@@ -1301,11 +1320,12 @@ class deformatter {
   }
 
   template <class OnError>
-  constexpr void end_episode(OnError& on_error) noexcept {
-    if (!episode_) return;
-    episode_ = false;
-    if (episode_code_ == error_code::reserved_id || dropped_ != 0)
-      on_error(diagnostic{episode_code_, episode_at_, dropped_});
+  constexpr void end_episode(OnError& on_error) noexcept { end_episode(episode_, on_error); }
+  template <class OnError>
+  static constexpr void end_episode(episode& e, OnError& on_error) noexcept {
+    if (!e.open) return;
+    e.open = false;
+    if (e.code == error_code::reserved_id || e.dropped != 0) on_error(diagnostic{e.code, e.at, e.dropped});
   }
 
   // One 16-byte frame at input offset `at`. Most frames hold no ID byte: their 15 data bytes
@@ -1316,7 +1336,7 @@ class deformatter {
     const std::uint64_t w0 = detail::load64(f), w1 = detail::load64(f + 8);
     if (((w0 | w1) & detail::even_lsbs) == 0 && known_) {
       if (!valid_trace_id(id_)) {
-        dropped_ += 15;
+        episode_.dropped += 15;
         return;
       }
       segment_ = 0;
@@ -1366,7 +1386,7 @@ class deformatter {
     const unsigned n = end - pos + (extra != 0 ? 1u : 0u);
     if (n == 0) return false;
     if (!known_ || !valid_trace_id(id_)) {
-      dropped_ += n;
+      episode_.dropped += n;
       return true;
     }
     out.append(*this, u, at, pos, end, extra);
@@ -1375,14 +1395,16 @@ class deformatter {
 
   template <class OnError>
   constexpr void switch_to(std::uint8_t id, std::uint64_t at, OnError& on_error) noexcept {
-    end_episode(on_error);
+    switch_to(episode_, id, at, on_error);
     known_ = true;
     id_ = id;
-    if (valid_trace_id(id)) return;
-    episode_ = true;
-    episode_code_ = id == null_trace_id ? error_code::null_id_data : error_code::reserved_id;
-    episode_at_ = at;
-    dropped_ = 0;
+  }
+  // The episode's part of a change to source `id` at input offset `at`.
+  template <class OnError>
+  static constexpr void switch_to(episode& e, std::uint8_t id, std::uint64_t at, OnError& on_error) noexcept {
+    end_episode(e, on_error);
+    if (!valid_trace_id(id))
+      e = episode{true, id == null_trace_id ? error_code::null_id_data : error_code::reserved_id, at, 0};
   }
 
   static constexpr std::uint32_t fsync_bytes = 0xFFFFFF7Fu;  // FF FF FF 7F in stream order
@@ -1396,10 +1418,7 @@ class deformatter {
   std::size_t have_ = 0;   // bytes of frame_ filled
   std::uint64_t frame_at_ = 0;
   std::uint64_t offset_ = 0;  // input offset of the next byte
-  // Dropped data: before the first ID byte, under ID 0, or under a reserved ID.
-  bool episode_ = true;
-  error_code episode_code_ = error_code::no_id_data;
-  std::uint64_t episode_at_ = 0, dropped_ = 0;
+  episode episode_;
   // TPIU: FSYNC search and half-word assembly.
   std::uint32_t sync_window_ = 0;
   std::uint64_t window_fill_ = 0;
