@@ -1085,20 +1085,22 @@ class deformatter {
           changed = true;
           continue;
         }
-        const unsigned aux = f[15] & 0x7Fu;  // (bit 7: byte 14, which has no byte after it)
-        unsigned removed = 0;
+        // Byte q of the frame, after the ID bytes passed so far, is blk.bytes[origin + q].
+        std::size_t origin = frame_start;
         // The frame's ID bytes: the even bytes its mask leaves out (bit p: byte p).
-        for (unsigned b = ~unsigned{blk.masks[j]} & 0x5555u; b != 0; b &= b - 1, ++removed) {
+        for (unsigned b = ~unsigned{blk.masks[j]} & 0x5555u; b != 0; b &= b - 1, --origin, --at0) {
           const unsigned p = detail::lowest_bit(b);
           const std::uint8_t id = static_cast<std::uint8_t>(f[p] >> 1);
           if (id == source) continue;  // the same source again: its run goes on
           // aux bit p / 2 = 1: the change takes effect after byte p + 1 (still the old source's)
-          const unsigned delayed = (aux >> (p / 2)) & 1u;
-          const std::size_t to_at = frame_start + p - removed + delayed;
+          // (aux bit 7 is for byte 14, which has no byte after it)
+          const unsigned delayed = ((f[15] & 0x7Fu) >> (p / 2)) & 1u;
+          const std::size_t to_at = origin + p + delayed;
           // OpenCSD's numbering (as frame_with_ids): the new run begins at this ID byte if the
-          // old source got bytes in this frame, else it takes over that run's number.
-          const bool took = to_at > (open.at > frame_start ? open.at : frame_start);
-          const std::uint8_t number = took ? static_cast<std::uint8_t>(p) : open.frame == j ? open.number : 0;
+          // old source got bytes in this frame, else it takes over that run's number. A run
+          // begun in an earlier frame got bytes here unless p is 0 (then the number is 0 = p).
+          const std::uint8_t number =
+              open.frame == j && to_at == open.at ? open.number : static_cast<std::uint8_t>(p);
           // bytes 0 to p + delayed (byte p, the ID byte, is in no mask)
           pass_on(blk, open, j, (2u << (p + delayed)) - 1u, to_at, first_at, source, ep, out);
           switch_to(ep, id, first_at + frame_size * j + p, on_error);
@@ -1106,7 +1108,6 @@ class deformatter {
           open = run_start{j, to_at, number};
           changed = true;
         }
-        at0 -= removed;
       }
       if (open.frame < frames && blk.masks[open.frame] == 0)
         open = run_start{open.frame + 1, open.at, 0};  // it begins with the next frame
