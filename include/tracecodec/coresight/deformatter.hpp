@@ -294,8 +294,9 @@ constexpr void copy_bytes(std::uint8_t* to, const std::uint8_t* from, std::size_
 struct frame_block {
   std::uint8_t bytes[batch_frames * 15 + frame_size];
   std::uint16_t masks[batch_frames];  // each frame's data bytes (bit b: byte b)
+  std::uint8_t ids[batch_frames];     // each frame's ID bytes (bit k: byte 2k)
 };
-static_assert(batch_frames == 64, "a block's frames with ID bytes are the bits of one word");
+static_assert(batch_frames % 8 == 0, "change_blocks reads blk.ids eight frames (a word) at a time");
 
 // Byte shuffles: per auxiliary byte, bit k at bit 0 of byte 2k; per ID-byte pattern, the
 // places of the data bytes in order (0x80: a zero byte after them).
@@ -433,9 +434,7 @@ TRACECODEC_DEFORMAT_QUAD_TARGET inline std::size_t same_source_quads(const std::
 // Block frames [j, n) from f, four at a time while four are left (as unpack_frames, which
 // takes the rest). Returns the next frame.
 TRACECODEC_DEFORMAT_QUAD_TARGET inline std::size_t unpack_quads(const std::uint8_t* f, std::size_t j, std::size_t n,
-                                                                 frame_block& b, std::size_t& len_out,
-                                                                 std::uint64_t& with_ids_out) noexcept {
-  const std::size_t j0 = j;
+                                                                 frame_block& b, std::size_t& len_out) noexcept {
   std::size_t len = len_out;
   for (; n - j >= 4; j += 4, f += 4 * frame_size) {
     bytes64 v;
@@ -444,27 +443,12 @@ TRACECODEC_DEFORMAT_QUAD_TARGET inline std::size_t unpack_quads(const std::uint8
     const std::uint64_t data = unpack_quad(v, quad_ids(v), b.bytes + len);
     __builtin_memcpy(b.masks + j, &data, 8);
     len += static_cast<std::size_t>(__builtin_popcountll(data));
+    // The ID-byte patterns: bit 0 of each 16-bit word (byte 2k of frame m: bit 8m + k).
+    const halves64 low = __builtin_bit_cast(halves64, v) & 1;
+    const std::uint32_t ids = __builtin_ia32_cmpw512_mask(low, halves64{}, 4, ~0u);  // 4: not equal
+    __builtin_memcpy(b.ids + j, &ids, 4);
   }
   len_out = len;
-  if (j == j0) return j;
-  // The frames with ID bytes: masks other than a whole frame's, 32 compared at once.
-  const std::uint64_t taken = (j == batch_frames ? ~0ull : (1ull << j) - 1) & ~((1ull << j0) - 1);
-  const halves64 whole = halves64{} + static_cast<short>(whole_frame);
-  std::uint64_t with_ids = 0;
-  for (unsigned h = 0; h < batch_frames; h += 32) {
-    const auto lanes = static_cast<std::uint32_t>(taken >> h);
-    if (lanes == 0) continue;
-    // Only these frames' masks loaded, the others zero (they may never have been written).
-    // Clang's builtin takes a pointer to the vector, GCC's to its element.
-#if defined(__clang__)
-    const auto* from = reinterpret_cast<const halves64*>(b.masks + h);
-#else
-    const auto* from = reinterpret_cast<const short*>(b.masks + h);
-#endif
-    const halves64 m = __builtin_ia32_loaddquhi512_mask(from, halves64{}, lanes);
-    with_ids |= std::uint64_t{__builtin_ia32_cmpw512_mask(m, whole, 4, lanes)} << h;  // 4: not equal
-  }
-  with_ids_out |= with_ids;
   return j;
 }
 #endif
@@ -487,9 +471,10 @@ TRACECODEC_DEFORMAT_PAIR_TARGET [[gnu::always_inline]] inline bytes32 load_pair(
 }
 
 // The two frames in v unpacked, their data bytes (bit 0 restored, ID bytes closed up) stored
-// at `to` (advanced past them; 32 bytes of room), their masks at masks[0] and masks[1].
-TRACECODEC_DEFORMAT_PAIR_TARGET [[gnu::always_inline]] inline void unpack_pair(bytes32 v, std::uint8_t*& to,
-                                                                            std::uint16_t* masks) noexcept {
+// at `to` (advanced past them; 32 bytes of room), their masks at masks[0] and masks[1]; returns
+// their ID-byte patterns (frame 0's in bits 0-7, frame 1's in bits 16-23).
+TRACECODEC_DEFORMAT_PAIR_TARGET [[gnu::always_inline]] inline unsigned unpack_pair(bytes32 v, std::uint8_t*& to,
+                                                                                std::uint16_t* masks) noexcept {
   // The ID bytes: bit 0 of each even byte as the sign of its 16-bit lane, packed (per lane:
   // eight bytes, then eight zeros).
   const halves32 signs = __builtin_bit_cast(halves32, v) << 15;
@@ -518,6 +503,7 @@ TRACECODEC_DEFORMAT_PAIR_TARGET [[gnu::always_inline]] inline void unpack_pair(b
   to += frame_layouts.data_bytes[ids1];
   masks[0] = frame_layouts.m[ids0];
   masks[1] = frame_layouts.m[ids1];
+  return ids;
 }
 
 // The batch loop's frames of the current source, two at a time (as same_source_frames): up to
@@ -547,33 +533,15 @@ TRACECODEC_DEFORMAT_PAIR_TARGET inline std::size_t same_source_pairs(const std::
 // Block frames [j, n) from f, two at a time while two are left (as unpack_frames, which takes
 // the rest). Returns the next frame.
 TRACECODEC_DEFORMAT_PAIR_TARGET inline std::size_t unpack_pairs(const std::uint8_t* f, std::size_t j, std::size_t n,
-                                                                 frame_block& b, std::size_t& len_out,
-                                                                 std::uint64_t& with_ids_out) noexcept {
-  const std::size_t j0 = j;
+                                                                 frame_block& b, std::size_t& len_out) noexcept {
   std::uint8_t* to = b.bytes + len_out;
   for (; n - j >= 2; j += 2, f += 2 * frame_size) {
     prefetch_ahead(f);
-    unpack_pair(load_pair(f), to, b.masks + j);
+    const unsigned ids = unpack_pair(load_pair(f), to, b.masks + j);
+    b.ids[j] = static_cast<std::uint8_t>(ids);
+    b.ids[j + 1] = static_cast<std::uint8_t>(ids >> 16);
   }
   len_out = static_cast<std::size_t>(to - b.bytes);
-  if (j == j0) return j;
-  // The frames with ID bytes: masks other than a whole frame's, 32 compared at once (packed
-  // to bytes, in order again after vpacksswb's per-lane halves). blk.masks is zeroed
-  // before its first block, so masks outside [j0, j) are defined; they are masked off.
-  const std::uint64_t taken = (j == batch_frames ? ~0ull : (1ull << j) - 1) & ~((1ull << j0) - 1);
-  const halves32 whole = halves32{} + static_cast<short>(whole_frame);
-  std::uint64_t with_ids = 0;
-  for (unsigned h = 0; h < batch_frames; h += 32) {
-    if (static_cast<std::uint32_t>(taken >> h) == 0) continue;
-    halves32 m0, m1;
-    __builtin_memcpy(&m0, b.masks + h, sizeof m0);
-    __builtin_memcpy(&m1, b.masks + h + 16, sizeof m1);
-    const bytes32 packed = __builtin_ia32_packsswb256(m0 != whole, m1 != whole);
-    const words32 ordered = __builtin_ia32_permdi256(__builtin_bit_cast(words32, packed), 0xD8);
-    const auto bits = static_cast<std::uint32_t>(__builtin_ia32_pmovmskb256(__builtin_bit_cast(bytes32, ordered)));
-    with_ids |= std::uint64_t{bits} << h;
-  }
-  with_ids_out |= with_ids & taken;
   return j;
 }
 #endif
@@ -634,22 +602,18 @@ TRACECODEC_DEFORMAT_BLOCK_TARGET [[gnu::always_inline]] inline unsigned unpack_f
 
 // Frames [j, n) of the block from f: the same work for every frame, no branch on what it
 // holds (in dense captures sources change at random frames and places, so such a branch
-// would be mispredicted). A frame with ID bytes is only noted (bit j of with_ids); the batch
-// loop splits it.
+// would be mispredicted). A frame's ID bytes are only noted (frame_block::ids); change_blocks
+// cuts at them.
 TRACECODEC_DEFORMAT_BLOCK_TARGET inline void unpack_frames(const std::uint8_t* f, std::size_t j, std::size_t n,
-                                                           frame_block& b, std::size_t& len_out,
-                                                           std::uint64_t& with_ids_out) noexcept {
-  // In locals: the byte stores below may alias anything, so the references would be reloaded.
-  std::size_t len = len_out;
-  std::uint64_t with_ids = with_ids_out;
+                                                           frame_block& b, std::size_t& len_out) noexcept {
+  std::size_t len = len_out;  // a local: the byte stores below may alias anything
   for (; j < n; ++j, f += frame_size) {
     const unsigned ids = unpack_frame(f, b.bytes + len);
-    with_ids |= std::uint64_t{ids != 0 ? 1u : 0u} << j;
+    b.ids[j] = static_cast<std::uint8_t>(ids);
     b.masks[j] = frame_layouts.m[ids];
     len += frame_layouts.data_bytes[ids];
   }
   len_out = len;
-  with_ids_out = with_ids;
 }
 
 // The batch loop's frames of the current source (id_byte: its ID byte, (id << 1) | 1), up to n
@@ -674,23 +638,23 @@ TRACECODEC_DEFORMAT_BLOCK_TARGET inline std::size_t same_source_frames(const std
 
 // Block frames [j, n) from f (unpack_frames), four (AVX-512) or two (AVX2) at a time where the
 // CPU can.
-inline void unpack_block(const std::uint8_t* f, std::size_t j, std::size_t n, frame_block& b, std::size_t& len,
-                         std::uint64_t& with_ids) noexcept {
+inline void unpack_block(const std::uint8_t* f, std::size_t j, std::size_t n, frame_block& b,
+                         std::size_t& len) noexcept {
 #if TRACECODEC_DEFORMAT_AVX512
   if (have_quad_unpack()) {
-    const std::size_t k = unpack_quads(f, j, n, b, len, with_ids);
+    const std::size_t k = unpack_quads(f, j, n, b, len);
     f += frame_size * (k - j);
     j = k;
   }
 #endif
 #if TRACECODEC_DEFORMAT_AVX2
   if (have_pair_unpack()) {
-    const std::size_t k = unpack_pairs(f, j, n, b, len, with_ids);
+    const std::size_t k = unpack_pairs(f, j, n, b, len);
     f += frame_size * (k - j);
     j = k;
   }
 #endif
-  unpack_frames(f, j, n, b, len, with_ids);
+  unpack_frames(f, j, n, b, len);
 }
 #endif
 
@@ -780,7 +744,7 @@ class deformatter {
 
  private:
   // Data dropped since `at` (before the first ID byte, under ID 0, or under a reserved ID),
-  // reported when a valid source's data begins again.
+  // reported at the next ID change, barrier or end of stream.
   struct episode {
     bool open = true;
     error_code code = error_code::no_id_data;
@@ -1042,9 +1006,7 @@ class deformatter {
   constexpr std::size_t change_blocks(const std::uint8_t* data, std::size_t i, std::size_t size,
                                       std::uint64_t base, batch_out<OnData>& out, OnError& on_error) noexcept {
     detail::frame_block blk;
-#if TRACECODEC_DEFORMAT_AVX2
-    for (std::uint16_t& m : blk.masks) m = 0;  // unpack_pairs compares 32 at a time, taken or not
-#endif
+    for (std::uint8_t& b : blk.ids) b = 0;  // read eight frames at a time, taken or not
     std::size_t frames = 0, len = 0;  // in blk (the carried run's first)
     std::uint64_t first_at = base + i;  // input offset of blk's frame 0
     run_start open{0, 0, 0};            // where the current source's run began in blk
@@ -1064,32 +1026,39 @@ class deformatter {
       const std::size_t n = frames + (room < left ? room : left);
       // blk frame j is data[frame0 + frame_size * j] (frame0 wraps below 0 for carried frames)
       const std::size_t frame0 = i - frame_size * frames;
-      std::uint64_t with_ids = 0;  // bit j: blk frame j holds ID bytes
       // A new frame j's bytes begin at at0 + 15 * j: 15 for each new frame before it, less their
-      // ID bytes (only the frames with ID bytes have any: taken off as the loop below passes them).
+      // ID bytes (taken off as the loop below passes them, its own too: then at0 + 15 * j is
+      // the loop's `origin`).
       std::size_t at0 = len - 15 * frames;
-      detail::unpack_block(data + i, frames, n, blk, len, with_ids);
+      const std::size_t first_new = frames;  // (the frames carried over have no ID byte to cut at)
+      detail::unpack_block(data + i, frames, n, blk, len);
       i += frame_size * (n - frames);
       frames = n;
       bool changed = false;
-      for (; with_ids != 0; with_ids &= with_ids - 1) {
-        const std::size_t j = static_cast<std::size_t>(__builtin_ctzll(with_ids));
-        const std::uint8_t* f = data + (frame0 + frame_size * j);
-        const std::size_t frame_start = at0 + 15 * j;
-        if (f[0] == 0xFF && barrier_frame(f)) {  // its bytes are not data: skipped
-          pass_on(blk, open, j, 0, frame_start, first_at, source, ep, out);
-          barrier(ep, first_at + frame_size * j, on_error);
-          source = no_source;
-          at0 -= 8;  // every even byte
-          open = run_start{j + 1, frame_start + 7, 0};  // after its 7 odd bytes
-          changed = true;
-          continue;
-        }
-        // Byte q of the frame, after the ID bytes passed so far, is blk.bytes[origin + q].
-        std::size_t origin = frame_start;
-        // The frame's ID bytes: the even bytes its mask leaves out (bit p: byte p).
-        for (unsigned b = ~unsigned{blk.masks[j]} & 0x5555u; b != 0; b &= b - 1, --origin, --at0) {
-          const unsigned p = detail::lowest_bit(b);
+      // The new frames' ID bytes in stream order, eight frames (a word of blk.ids) at a time:
+      // bit 8m + k of the word is byte 2k of its frame m.
+      for (std::size_t w = first_new & ~std::size_t{7}; w < n; w += 8) {
+        std::uint64_t bits = detail::load64(blk.ids + w);
+        if (w < first_new) bits &= ~0ull << (8 * (first_new - w));
+        if (n - w < 8) bits &= (1ull << (8 * (n - w))) - 1;
+        for (; bits != 0; bits &= bits - 1, --at0) {
+          const unsigned k = static_cast<unsigned>(__builtin_ctzll(bits));
+          const std::size_t j = w + k / 8;
+          const unsigned p = 2 * (k % 8);
+          const std::uint8_t* f = data + (frame0 + frame_size * j);
+          // The frame's data bytes q between the ID bytes passed and byte p are at
+          // blk.bytes[origin + q]; byte p + 1 is at origin + p.
+          const std::size_t origin = at0 + 15 * j;
+          if (p == 0 && f[0] == 0xFF && barrier_frame(f)) {  // its bytes are not data: skipped
+            pass_on(blk, open, j, 0, origin, first_at, source, ep, out);
+            barrier(ep, first_at + frame_size * j, on_error);
+            source = no_source;
+            open = run_start{j + 1, origin + 7, 0};  // after its 7 odd bytes
+            changed = true;
+            bits &= ~(0xFEull << k);  // its other 7 ID bytes (every even byte): passed
+            at0 -= 7;
+            continue;
+          }
           const std::uint8_t id = static_cast<std::uint8_t>(f[p] >> 1);
           if (id == source) continue;  // the same source again: its run goes on
           // aux bit p / 2 = 1: the change takes effect after byte p + 1 (still the old source's)
@@ -1098,7 +1067,8 @@ class deformatter {
           const std::size_t to_at = origin + p + delayed;
           // OpenCSD's numbering (as frame_with_ids): the new run begins at this ID byte if the
           // old source got bytes in this frame, else it takes over that run's number. A run
-          // begun in an earlier frame got bytes here unless p is 0 (then the number is 0 = p).
+          // begun in an earlier frame got bytes here unless p is 0 and the change is not delayed
+          // (the number is 0 = p either way).
           const std::uint8_t number =
               open.frame == j && to_at == open.at ? open.number : static_cast<std::uint8_t>(p);
           // bytes 0 to p + delayed (byte p, the ID byte, is in no mask)
